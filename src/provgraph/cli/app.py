@@ -1,0 +1,42 @@
+"""The ``provgraph`` command: one Typer app; each command group lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from provgraph.cli import common
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="provgraph",
+    help="Explainable knowledge-graph RAG: every fact traces to its text, every answer to its facts.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    cls=common.ProvgraphGroup,
+)
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    home: str = typer.Option(None, "--home", envvar="PROVGRAPH_HOME", help="Data directory (default ~/.provgraph)."),
+) -> None:
+    """provgraph — load documents, extract a provenance-tracked graph, ask explainable questions."""
+    ctx.obj = common.Globals(home=home)
+
+
+def _register() -> None:
+    from provgraph.cli import store_cmds
+
+    for module in (store_cmds,):
+        module.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    """Console entry point: maps provgraph errors to one-line messages and exit codes."""
+    common.run_app(app)

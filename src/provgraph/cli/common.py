@@ -1,0 +1,73 @@
+"""What every CLI command shares: global options, settings, error → exit code mapping."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+from rich.console import Console
+
+from provgraph.config import Settings, load_settings
+from provgraph.errors import (
+    ConfigError,
+    InputError,
+    ModelError,
+    NotFound,
+    ProvgraphError,
+    StoreError,
+)
+
+__all__ = ["Globals", "settings_from", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION"]
+
+stdout = Console()
+stderr = Console(stderr=True)
+
+USER_OPTION = typer.Option(None, "-U", "--user", help="User owning the collection (default: default).")
+COLLECTION_OPTION = typer.Option(None, "-C", "--collection", help="Collection (default: default).")
+
+
+@dataclass
+class Globals:
+    """Options given before the command name."""
+
+    home: str | None = None
+
+
+def settings_from(ctx: typer.Context, **overrides: Any) -> Settings:
+    """Settings for this invocation: global options and command flags over env and file."""
+    root = ctx.find_root().obj
+    home = root.home if isinstance(root, Globals) else None
+    return load_settings(home=home, **overrides)
+
+
+def exit_code_for(exc: ProvgraphError) -> int:
+    """One place mapping errors to exit codes."""
+    if isinstance(exc, (InputError, ConfigError)):
+        return 2
+    if isinstance(exc, NotFound):
+        return 3
+    if isinstance(exc, StoreError):
+        return 4
+    if isinstance(exc, ModelError):
+        return 5
+    return 1
+
+
+class ProvgraphGroup(TyperGroup):
+    """Command group that turns a provgraph error into one line on stderr and its exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ProvgraphError as exc:
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            typer.echo(f"error: {message}", err=True)
+            raise typer.Exit(exit_code_for(exc)) from None
+
+
+def run_app(app: typer.Typer) -> None:
+    """Run the app as a console script."""
+    app()

@@ -1,0 +1,146 @@
+"""Configuration: one typed ``Settings``, built once at the edge (CLI, API, runtime).
+
+Sources, strongest first: explicit arguments, ``PROVGRAPH_*`` environment variables,
+``provgraph.toml`` in the data directory, defaults. The TOML file may group keys in tables:
+``[llm] base_url = "…"`` is the same as the top-level key ``llm_base_url``.
+Each default is written once, here; CLI flags take their defaults from these fields.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from provgraph.errors import ConfigError
+
+__all__ = ["Settings", "default_home", "load_settings", "CONFIG_FILE"]
+
+CONFIG_FILE = "provgraph.toml"
+
+
+def default_home() -> Path:
+    """The data directory: ``$PROVGRAPH_HOME`` or ``~/.provgraph``."""
+    env = os.environ.get("PROVGRAPH_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".provgraph"
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    """Reads ``provgraph.toml`` from the data directory, flattening one level of tables."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path) -> None:
+        super().__init__(settings_cls)
+        self._path = path
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        if not self._path.is_file():
+            return {}
+        try:
+            raw = tomllib.loads(self._path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read {self._path}: {exc}") from exc
+        flat: dict[str, Any] = {}
+        for key, value in raw.items():
+            if isinstance(value, dict):
+                flat.update({f"{key}_{k}": v for k, v in value.items()})
+            else:
+                flat[key] = value
+        return flat
+
+
+class Settings(BaseSettings):
+    """Every setting of provgraph, with its default."""
+
+    model_config = SettingsConfigDict(env_prefix="PROVGRAPH_", extra="ignore", frozen=True)
+
+    home: Path = Field(default_factory=default_home, description="data directory")
+    user: str = Field("default", description="user owning collections")
+    collection: str = Field("default", description="collection to work in")
+
+    llm: Literal["auto", "none", "openai", "local"] = Field(
+        "auto", description="LLM provider; auto = openai when llm_base_url or llm_model is set, else none"
+    )
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_gguf_path: Path | None = None
+    llm_timeout: float = 120.0
+    llm_max_retries: int = 3
+    llm_concurrency: int = 4
+    llm_threads: int | None = None
+
+    embedder: str = Field("model2vec", description="model2vec | sentence-transformers | openai")
+    embedder_model: str | None = None
+    embedder_base_url: str | None = None
+    embedder_api_key: SecretStr | None = None
+    embedder_batch_size: int = 256
+
+    chunk_size: int = 2000
+    chunk_overlap: int = 100
+
+    entity_base: str = Field("urn:provgraph:entity:", description="base IRI of extracted entities")
+    extractors: str = "definitions,relationships"
+    extract_concurrency: int = 4
+
+    entity_limit: int = 50
+    triple_limit: int = 30
+    max_subgraph_size: int = 150
+    max_path_length: int = 2
+    edge_score_limit: int = 30
+    edge_limit: int = 25
+    doc_limit: int = 5
+    max_iterations: int = 10
+
+    mcp_servers: list[dict[str, Any]] = Field(default_factory=list, description="MCP servers for the agent")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        given = getattr(init_settings, "init_kwargs", {}).get("home")
+        home = Path(given).expanduser() if given else default_home()
+        return (init_settings, env_settings, _TomlSource(settings_cls, home / CONFIG_FILE))
+
+    @property
+    def llm_provider(self) -> Literal["none", "openai", "local"]:
+        """The provider in effect once ``auto`` is resolved."""
+        if self.llm != "auto":
+            return self.llm
+        if self.llm_base_url or self.llm_model:
+            return "openai"
+        return "none"
+
+    def masked(self) -> dict[str, Any]:
+        """The effective settings as plain data, secrets masked."""
+        out: dict[str, Any] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                value = "****" if value.get_secret_value() else ""
+            elif isinstance(value, Path):
+                value = str(value)
+            out[name] = value
+        out["llm_provider"] = self.llm_provider
+        return out
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build the settings once; ``None`` overrides are ignored. Raises :class:`ConfigError`."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"invalid configuration: {problems}") from exc

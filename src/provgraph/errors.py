@@ -1,0 +1,91 @@
+"""The one exception tree of provgraph.
+
+    ProvgraphError
+    ├── ConfigError            bad or missing configuration
+    ├── InputError             bad user input: files, arguments, labels
+    │   └── DecodeError        a document could not be decoded
+    ├── NotFound               a document, collection, trace… does not exist
+    ├── StoreError             the quad store failed
+    │   ├── StoreUnavailable   the store cannot be opened (locked, missing)  [Retryable]
+    │   └── QueryError         a SPARQL query or a data file is malformed
+    ├── IndexError_            the vector index failed (dimension mismatch…)
+    └── ModelError             an LLM or embedder failed
+        ├── ModelUnavailable   no model configured, or endpoint unreachable  [Retryable]
+        └── MalformedOutput    the model answered, but not in the asked shape
+
+Messages name the thing and the fix. ``cli/`` maps these to exit codes in one place.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ProvgraphError",
+    "Retryable",
+    "ConfigError",
+    "InputError",
+    "DecodeError",
+    "NotFound",
+    "StoreError",
+    "StoreUnavailable",
+    "QueryError",
+    "IndexError_",
+    "ModelError",
+    "ModelUnavailable",
+    "MalformedOutput",
+]
+
+
+class ProvgraphError(Exception):
+    """Root of every error provgraph raises on purpose."""
+
+
+class Retryable:
+    """Mixin: marks a failure that may succeed when tried again."""
+
+
+class ConfigError(ProvgraphError):
+    """Raised when configuration is missing, contradictory or invalid."""
+
+
+class InputError(ProvgraphError):
+    """Raised when user input (a file, an argument, a label) cannot be used."""
+
+
+class DecodeError(InputError):
+    """Raised when a document's bytes cannot be decoded into text."""
+
+
+class NotFound(ProvgraphError):
+    """Raised when a named document, collection, trace or record does not exist."""
+
+
+class StoreError(ProvgraphError):
+    """Raised when the quad store fails; the message names the collection and the cause."""
+
+
+class StoreUnavailable(StoreError, Retryable):
+    """Raised when the store cannot be opened (locked by another process, unreadable)."""
+
+
+class QueryError(StoreError):
+    """Raised when a SPARQL query or an RDF file is malformed; the message has the position."""
+
+
+class IndexError_(ProvgraphError):  # noqa: N801 - avoid shadowing the builtin IndexError
+    """Raised when the vector index fails, e.g. on a dimension or model mismatch."""
+
+
+class ModelError(ProvgraphError):
+    """Raised when an LLM or an embedder fails; the message names provider, model and cause."""
+
+
+class ModelUnavailable(ModelError, Retryable):
+    """Raised when no model is configured, or its endpoint cannot be reached."""
+
+
+class MalformedOutput(ModelError):
+    """Raised when a model answered but not in the requested shape; keeps the raw text."""
+
+    def __init__(self, message: str, raw: str = "") -> None:
+        super().__init__(message)
+        self.raw = raw

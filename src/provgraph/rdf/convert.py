@@ -1,0 +1,69 @@
+"""Conversion between provgraph terms and pyoxigraph terms."""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+
+from provgraph.errors import InputError
+from provgraph.rdf.terms import BlankNode, Iri, Literal, Quad, Term, TripleTerm
+
+__all__ = ["to_ox", "from_ox", "quad_to_ox", "quad_from_ox", "graph_to_ox", "graph_from_ox"]
+
+_OX_XSD_STRING = ox.NamedNode("http://www.w3.org/2001/XMLSchema#string")
+
+
+def to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
+    """The pyoxigraph equivalent of a term."""
+    if isinstance(term, Iri):
+        return ox.NamedNode(term.value)
+    if isinstance(term, Literal):
+        if term.language:
+            return ox.Literal(term.value, language=term.language)
+        if term.datatype is not None:
+            return ox.Literal(term.value, datatype=ox.NamedNode(term.datatype.value))
+        return ox.Literal(term.value)
+    if isinstance(term, BlankNode):
+        return ox.BlankNode(term.id)
+    if isinstance(term, TripleTerm):
+        return ox.Triple(to_ox(term.s), to_ox(term.p), to_ox(term.o))  # type: ignore[arg-type]
+    raise InputError(f"not an RDF term: {term!r}")
+
+
+def from_ox(term: object) -> Term:
+    """The provgraph equivalent of a pyoxigraph term."""
+    if isinstance(term, ox.NamedNode):
+        return Iri(term.value)
+    if isinstance(term, ox.Literal):
+        if term.language:
+            return Literal(term.value, language=term.language)
+        dt = term.datatype
+        return Literal(term.value, datatype=None if dt == _OX_XSD_STRING else Iri(dt.value))
+    if isinstance(term, ox.BlankNode):
+        return BlankNode(term.value)
+    if isinstance(term, ox.Triple):
+        return TripleTerm(from_ox(term.subject), from_ox(term.predicate), from_ox(term.object))  # type: ignore[arg-type]
+    raise InputError(f"not an RDF term: {term!r}")
+
+
+def graph_to_ox(g: Iri | None) -> ox.NamedNode | ox.DefaultGraph:
+    """The pyoxigraph graph name (``None`` is the default graph)."""
+    return ox.DefaultGraph() if g is None else ox.NamedNode(g.value)
+
+
+def graph_from_ox(g: object) -> Iri | None:
+    """The provgraph graph name of a pyoxigraph graph name."""
+    if isinstance(g, ox.DefaultGraph):
+        return None
+    if isinstance(g, ox.NamedNode):
+        return Iri(g.value)
+    raise InputError(f"unsupported graph name: {g!r}")
+
+
+def quad_to_ox(q: Quad) -> ox.Quad:
+    """The pyoxigraph quad."""
+    return ox.Quad(to_ox(q.s), to_ox(q.p), to_ox(q.o), graph_to_ox(q.g))  # type: ignore[arg-type]
+
+
+def quad_from_ox(q: ox.Quad) -> Quad:
+    """The provgraph quad."""
+    return Quad(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object), graph_from_ox(q.graph_name))  # type: ignore[arg-type]
