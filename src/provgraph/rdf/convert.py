@@ -13,7 +13,14 @@ _OX_XSD_STRING = ox.NamedNode("http://www.w3.org/2001/XMLSchema#string")
 
 
 def to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
-    """The pyoxigraph equivalent of a term."""
+    """The pyoxigraph equivalent of a term; raises :class:`InputError` for what the engine rejects."""
+    try:
+        return _to_ox(term)
+    except ValueError as exc:
+        raise InputError(f"not a valid RDF term {term}: {exc}") from exc
+
+
+def _to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
     if isinstance(term, Iri):
         return ox.NamedNode(term.value)
     if isinstance(term, Literal):
@@ -25,7 +32,7 @@ def to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
     if isinstance(term, BlankNode):
         return ox.BlankNode(term.id)
     if isinstance(term, TripleTerm):
-        return ox.Triple(to_ox(term.s), to_ox(term.p), to_ox(term.o))  # type: ignore[arg-type]
+        return ox.Triple(_to_ox(term.s), _to_ox(term.p), _to_ox(term.o))  # type: ignore[arg-type]
     raise InputError(f"not an RDF term: {term!r}")
 
 

@@ -25,10 +25,14 @@ def _keep(ch: str) -> bool:
     if ch in _SAFE_ASCII:
         return True
     code = ord(ch)
-    if code < 0xA0:
-        return False
-    # ucschar ranges exclude surrogates, specials and private use
-    return not (0xD800 <= code <= 0xF8FF or 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE)
+    # the ucschar ranges of RFC 3987 (no surrogates, private use or non-characters)
+    return (
+        0xA0 <= code <= 0xD7FF
+        or 0xF900 <= code <= 0xFDCF
+        or 0xFDF0 <= code <= 0xFFEF
+        or (0x10000 <= code <= 0xDFFFD and (code & 0xFFFF) <= 0xFFFD)
+        or 0xE1000 <= code <= 0xEFFFD
+    )
 
 
 def encode_segment(text: str) -> str:

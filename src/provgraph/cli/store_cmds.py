@@ -1,0 +1,180 @@
+"""Commands over the quad store: ``sparql``, ``export``, ``import``, ``collections``."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+
+import pyoxigraph as ox
+import typer
+from rich.table import Table
+
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from, stdout
+from provgraph.cli.render import short
+from provgraph.errors import InputError, QueryError
+from provgraph.layout import CollectionRef
+from provgraph.rdf.convert import from_ox
+from provgraph.runtime import Runtime
+from provgraph.store.collections import create_collection, drop_collection, list_collections
+
+__all__ = ["register"]
+
+
+class QueryFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class DataFormat(str, Enum):
+    nquads = "nquads"
+    trig = "trig"
+
+
+def _guess_format(path: Path) -> DataFormat:
+    suffix = path.suffix.lower()
+    if suffix in (".nq", ".nquads"):
+        return DataFormat.nquads
+    if suffix == ".trig":
+        return DataFormat.trig
+    raise InputError(f"cannot tell the format of {path}: use --format nquads|trig (or a .nq/.trig name)")
+
+
+def sparql(
+    ctx: typer.Context,
+    query: str = typer.Argument(..., help="SPARQL 1.1 query (RDF 1.2 triple terms as <<( s p o )>>); '-' reads stdin."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    fmt: QueryFormat = typer.Option(QueryFormat.table, "--format", "-f", help="table, json (SPARQL JSON) or csv."),
+) -> None:
+    """Run a SPARQL query on a collection (prefixes prov: rdf: rdfs: xsd: dc: skos: owl: tg: are predefined).
+
+    Example: provgraph sparql 'SELECT ?sg WHERE { GRAPH <urn:graph:source> { ?sg tg:contains ?t } }' --format json
+    """
+    text = sys.stdin.read() if query == "-" else query
+    settings = settings_from(ctx, collection=collection, user=user)
+    with Runtime(settings, create=False) as rt:
+        result = rt.store.raw_query(text)
+        if isinstance(result, ox.QueryBoolean):
+            typer.echo("true" if bool(result) else "false")
+        elif isinstance(result, ox.QueryTriples):
+            typer.echo(result.serialize(format=ox.RdfFormat.N_TRIPLES).decode("utf-8"), nl=False)
+        elif fmt is QueryFormat.json:
+            typer.echo(result.serialize(format=ox.QueryResultsFormat.JSON).decode("utf-8"))
+        elif fmt is QueryFormat.csv:
+            typer.echo(result.serialize(format=ox.QueryResultsFormat.CSV).decode("utf-8"), nl=False)
+        else:
+            _print_table(result)
+
+
+def _print_table(result: ox.QuerySolutions) -> None:
+    names = [v.value for v in result.variables]
+    table = Table(*names, show_lines=False)
+    count = 0
+    for sol in result:
+        count += 1
+        table.add_row(*("" if sol[n] is None else short(from_ox(sol[n])) for n in names))
+    stdout.print(table)
+    stdout.print(f"{count} row(s)")
+
+
+def export(
+    ctx: typer.Context,
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    fmt: DataFormat = typer.Option(DataFormat.nquads, "--format", "-f", help="nquads or trig."),
+    output: Path = typer.Option(None, "-o", "--output", help="File to write (default: stdout)."),
+) -> None:
+    """Export the whole collection, every named graph, triple terms included.
+
+    Example: provgraph export -C demo --format trig -o demo.trig
+    """
+    settings = settings_from(ctx, collection=collection, user=user)
+    with Runtime(settings, create=False) as rt:
+        data = rt.store.export_bytes(fmt.value)
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        output.write_bytes(data)
+        typer.echo(f"wrote {output}", err=True)
+
+
+def import_(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="N-Quads (.nq) or TriG (.trig) file."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    fmt: DataFormat = typer.Option(None, "--format", "-f", help="nquads or trig (default: from the file name)."),
+) -> None:
+    """Import a file atomically: a syntax error imports nothing and names the line.
+
+    Example: provgraph import backup.nq -C restored
+    """
+    if not file.is_file():
+        raise InputError(f"{file}: no such file")
+    chosen = fmt or _guess_format(file)
+    settings = settings_from(ctx, collection=collection, user=user)
+    with Runtime(settings) as rt:
+        try:
+            n = rt.store.import_data(file, chosen.value)
+        except QueryError as exc:
+            raise QueryError(f"{file}: {exc}") from exc
+    typer.echo(f"imported {n} quads into {rt.ref}")
+
+
+collections_app = typer.Typer(help="List, create and drop collections.", no_args_is_help=True)
+
+
+@collections_app.command("list")
+def collections_list(
+    ctx: typer.Context,
+    user: str = typer.Option(None, "-U", "--user", help="Only this user's collections."),
+    fmt: QueryFormat = typer.Option(QueryFormat.table, "--format", "-f", help="table or json."),
+) -> None:
+    """List collections. Example: provgraph collections list --format json"""
+    settings = settings_from(ctx)
+    found = list_collections(settings.home, user)
+    if fmt is QueryFormat.json:
+        import json
+
+        typer.echo(json.dumps([{"user": c.user, "collection": c.collection} for c in found]))
+        return
+    table = Table("User", "Collection")
+    for c in found:
+        table.add_row(c.user, c.collection)
+    stdout.print(table)
+
+
+@collections_app.command("create")
+def collections_create(ctx: typer.Context, name: str, user: str = USER_OPTION) -> None:
+    """Create a collection. Example: provgraph collections create research -U alice"""
+    settings = settings_from(ctx, user=user)
+    ref = CollectionRef(settings.home, settings.user, name)
+    created = create_collection(ref)
+    typer.echo(f"created {ref}" if created else f"{ref} already exists")
+
+
+@collections_app.command("drop")
+def collections_drop(
+    ctx: typer.Context,
+    name: str,
+    user: str = USER_OPTION,
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+) -> None:
+    """Delete a collection and all its data. Example: provgraph collections drop scratch --yes"""
+    settings = settings_from(ctx, user=user)
+    ref = CollectionRef(settings.home, settings.user, name)
+    if not yes:
+        typer.confirm(f"Drop {ref} and everything in it?", abort=True)
+    drop_collection(ref)
+    typer.echo(f"dropped {ref}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the store commands to the app."""
+    app.command("sparql")(sparql)
+    app.command("export")(export)
+    app.command("import")(import_)
+    app.add_typer(collections_app, name="collections")

@@ -1,0 +1,228 @@
+"""The embedded quad store: pyoxigraph (RocksDB on disk, or in memory for tests).
+
+Only one process may open an on-disk store read-write; a second one gets
+:class:`StoreUnavailable` naming the folder.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import BinaryIO
+
+import pyoxigraph as ox
+
+from provgraph.errors import QueryError, StoreError, StoreUnavailable
+from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quad_to_ox, to_ox
+from provgraph.rdf.terms import Iri, Quad, Subject, Term
+from provgraph.rdf.vocab import PREFIXES
+from provgraph.store.base import ANY, GraphSel, RdfFormat, Row, SelectResult
+
+__all__ = ["OxigraphStore", "OX_FORMATS"]
+
+OX_FORMATS = {"nquads": ox.RdfFormat.N_QUADS, "trig": ox.RdfFormat.TRIG}
+
+
+def _update_data(verb: str, quads: Iterable[Quad]) -> str:
+    """``DELETE DATA``/``INSERT DATA`` text; terms are in canonical N-Triples form, so always safe."""
+    by_graph: dict[Iri | None, list[str]] = defaultdict(list)
+    for q in quads:
+        by_graph[q.g].append(f"{q.s} {q.p} {q.o} .")
+    if not by_graph:
+        return ""
+    parts = []
+    for g, lines in by_graph.items():
+        body = "\n".join(lines)
+        parts.append(body if g is None else f"GRAPH {g} {{\n{body}\n}}")
+    return f"{verb} DATA {{\n" + "\n".join(parts) + "\n}"
+
+
+def _values_clause(bind: Mapping[str, Term] | None) -> str:
+    """A trailing ``VALUES`` block binding variables to terms.
+
+    Terms are written in their canonical N-Triples form (validated IRIs, fully escaped
+    literals), so a bound value can never change the query's structure.
+    """
+    if not bind:
+        return ""
+    for name in bind:
+        if not name.isidentifier():
+            raise QueryError(f"invalid variable name to bind: {name!r}")
+    names = " ".join(f"?{k}" for k in bind)
+    values = " ".join(str(v) for v in bind.values())
+    return f"\nVALUES ({names}) {{ ({values}) }}"
+
+
+class OxigraphStore:
+    """:class:`~provgraph.store.base.QuadStore` on pyoxigraph. ``path=None`` keeps it in memory."""
+
+    def __init__(self, path: Path | None = None, *, name: str = "memory") -> None:
+        self.name = name
+        self._path = path
+        try:
+            if path is None:
+                self._store = ox.Store()
+            else:
+                path.mkdir(parents=True, exist_ok=True)
+                self._store = ox.Store(str(path))
+        except OSError as exc:
+            if "lock" in str(exc).lower():
+                raise StoreUnavailable(
+                    f"collection {name}: the store at {path} is open in another provgraph process ({exc})"
+                ) from exc
+            raise StoreError(f"collection {name}: cannot open the store at {path}: {exc}") from exc
+
+    # -- writes ---------------------------------------------------------------------------------
+    def add(self, quads: Iterable[Quad]) -> int:
+        """Add quads in one transaction; returns how many were given."""
+        items = [quad_to_ox(q) for q in quads]
+        try:
+            self._store.extend(items)
+        except OSError as exc:
+            raise StoreError(f"collection {self.name}: write failed: {exc}") from exc
+        return len(items)
+
+    def bulk_add(self, quads: Iterable[Quad]) -> int:
+        """Fast, NON-transactional load of many quads (a failure may leave part written)."""
+        items = [quad_to_ox(q) for q in quads]
+        try:
+            self._store.bulk_extend(items)
+        except OSError as exc:
+            raise StoreError(f"collection {self.name}: bulk load failed: {exc}") from exc
+        return len(items)
+
+    def apply(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = ()) -> None:
+        """Remove then add in one transaction (a SPARQL update of DELETE DATA; INSERT DATA)."""
+        ops = [op for op in (_update_data("DELETE", remove), _update_data("INSERT", add)) if op]
+        if ops:
+            self._run_update(" ;\n".join(ops))
+
+    def update(self, sparql: str) -> None:
+        """Run a SPARQL 1.1 update in one transaction (trusted text only: it has no bindings)."""
+        self._run_update(sparql)
+
+    def _run_update(self, text: str) -> None:
+        try:
+            self._store.update(text, prefixes=PREFIXES)
+        except SyntaxError as exc:
+            raise QueryError(f"collection {self.name}: invalid SPARQL update: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"collection {self.name}: update failed: {exc}") from exc
+
+    def clear(self) -> None:
+        """Remove every quad."""
+        self._store.clear()
+
+    # -- reads ----------------------------------------------------------------------------------
+    def match(
+        self, s: Subject | None = None, p: Iri | None = None, o: Term | None = None, *, g: GraphSel = ANY
+    ) -> Iterator[Quad]:
+        """Quads matching the pattern (``g=None`` is the default graph, ``g=ANY`` every graph)."""
+        graph = None if g is ANY else graph_to_ox(g)  # type: ignore[arg-type]
+        found = self._store.quads_for_pattern(
+            to_ox(s) if s is not None else None,  # type: ignore[arg-type]
+            to_ox(p) if p is not None else None,  # type: ignore[arg-type]
+            to_ox(o) if o is not None else None,
+            graph,
+        )
+        for q in found:
+            yield quad_from_ox(q)
+
+    def count(self, s: Subject | None = None, p: Iri | None = None, o: Term | None = None, *, g: GraphSel = ANY) -> int:
+        """How many quads match the pattern."""
+        graph = None if g is ANY else graph_to_ox(g)  # type: ignore[arg-type]
+        pattern = self._store.quads_for_pattern(
+            to_ox(s) if s is not None else None,  # type: ignore[arg-type]
+            to_ox(p) if p is not None else None,  # type: ignore[arg-type]
+            to_ox(o) if o is not None else None,
+            graph,
+        )
+        return sum(1 for _ in pattern)
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def _query(self, sparql: str, bind: Mapping[str, Term] | None) -> object:
+        try:
+            return self._store.query(sparql + _values_clause(bind), prefixes=PREFIXES)
+        except SyntaxError as exc:
+            raise QueryError(f"collection {self.name}: invalid SPARQL: {exc}") from exc
+        except (OSError, ValueError, TypeError, RuntimeError) as exc:
+            raise QueryError(f"collection {self.name}: query failed: {exc}") from exc
+
+    def raw_query(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> object:
+        """The pyoxigraph result object (for serialising SPARQL results as JSON/CSV)."""
+        return self._query(sparql, bind)
+
+    def select(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> SelectResult:
+        """Run a SPARQL SELECT; values in ``bind`` are substituted, never spliced into text."""
+        result = self._query(sparql, bind)
+        if not isinstance(result, ox.QuerySolutions):
+            raise QueryError(f"collection {self.name}: not a SELECT query")
+        variables = [v.value for v in result.variables]
+        try:
+            rows: list[Row] = [
+                {name: from_ox(sol[name]) for name in variables if sol[name] is not None} for sol in result
+            ]
+        except (OSError, ValueError) as exc:
+            raise QueryError(f"collection {self.name}: query failed: {exc}") from exc
+        return SelectResult(variables, rows)
+
+    def ask(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> bool:
+        """Run a SPARQL ASK."""
+        result = self._query(sparql, bind)
+        if not isinstance(result, ox.QueryBoolean):
+            raise QueryError(f"collection {self.name}: not an ASK query")
+        return bool(result)
+
+    def construct(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> list[Quad]:
+        """Run a SPARQL CONSTRUCT; triples come back as default-graph quads."""
+        result = self._query(sparql, bind)
+        if not isinstance(result, ox.QueryTriples):
+            raise QueryError(f"collection {self.name}: not a CONSTRUCT query")
+        return [Quad(from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in result]  # type: ignore[arg-type]
+
+    # -- files ----------------------------------------------------------------------------------
+    def export(self, out: BinaryIO, fmt: RdfFormat = "nquads") -> None:
+        """Write every quad of every graph (triple terms included) to ``out``."""
+        self._store.dump(out, format=OX_FORMATS[fmt])
+
+    def export_bytes(self, fmt: RdfFormat = "nquads") -> bytes:
+        """Every quad, serialised."""
+        buf = io.BytesIO()
+        self.export(buf, fmt)
+        return buf.getvalue()
+
+    def import_data(self, data: bytes | Path, fmt: RdfFormat = "nquads") -> int:
+        """Parse everything first, then add in one transaction: a syntax error imports nothing."""
+        source = data.read_bytes() if isinstance(data, Path) else data
+        try:
+            parsed = list(ox.parse(source, format=OX_FORMATS[fmt]))
+        except SyntaxError as exc:
+            where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+            raise QueryError(f"collection {self.name}: cannot import {fmt}{where}: {exc.msg or exc}") from exc
+        try:
+            self._store.extend(parsed)
+        except OSError as exc:
+            raise StoreError(f"collection {self.name}: import failed: {exc}") from exc
+        return len(parsed)
+
+    def flush(self) -> None:
+        """Persist pending writes."""
+        self._store.flush()
+
+    def close(self) -> None:
+        """Release the store and its lock."""
+        store = getattr(self, "_store", None)
+        if store is not None:
+            if self._path is not None:
+                store.flush()
+            del self._store
+
+    def __enter__(self) -> OxigraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
