@@ -1,0 +1,124 @@
+"""Built-in English word lists for the offline text analysis (:mod:`provgraph.extract.nlp`).
+
+Compact on purpose: stop words and common verbs delimit noun phrases and mark predicates;
+the other sets keep abbreviations, titles, months and nationality adjectives from being
+taken for sentence ends or entities.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "STOP_WORDS",
+    "VERBS",
+    "PREPOSITIONS",
+    "CONNECTORS",
+    "IN_HEADS",
+    "NON_ENTITIES",
+    "TITLES",
+    "NAME_ABBREVIATIONS",
+    "ABBREVIATIONS",
+    "is_verbish",
+    "is_delimiter",
+]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+PREPOSITIONS = _words(
+    """of in on at by for with from to into onto upon about above below under over after
+    before during between among through throughout against without within toward towards
+    across along alongside around near beyond via per since until till like"""
+)
+
+_AUXILIARIES = _words(
+    """is am are was were be been being have has had having do does did doing will would
+    shall should can could may might must"""
+)
+
+STOP_WORDS = (
+    PREPOSITIONS
+    | _AUXILIARIES
+    | _words(
+        """a an the and or but nor so yet if then than that this these those there here where
+        when while which who whom whose what why how i me my we our us you your he him his
+        she her hers it its they them their one ones as not no only also very too just even
+        still again ever never always often soon already almost all any both each every few
+        many more most much other others some such same own several first second third last
+        next new up down out off away back however therefore thus hence although though
+        because whether either neither later early today together two three four five far
+        well once end way time part parts kind kinds number year years another aside
+        itself himself herself themselves yes"""
+    )
+)
+
+VERBS = _AUXILIARIES | _words(
+    """become became becomes begin began begun bring brought build built call called came
+    come continue continued describe described die died discover discovers emit emits
+    find found follow gave give given gives get got go went gone grow grew hold held
+    include includes join keep kept know knew known lead led leads live lose lost make
+    made makes marry married meet met move named open opened produce produces prove
+    proved receive received remain remains say said see saw seen send sent share shared
+    show showed shown shows speak spoke stand stood studied take took taken takes teach
+    taught tell told think used win won wins worked write wrote written born bear
+    contain contains isolate observe suggest explain propose drove fell spend spent pay
+    paid buy bought seem appear want detect announce bombard choose chose chosen put let
+    cut pass passes carry carries glow glows mean means meaning occur occurs exist exists
+    lie lies hold holds stay stays turn turns reach reaches bend bends break broke broken
+    release releases split splits serve fight fought done"""
+)
+
+CONNECTORS = _words("of de du des la le von van der den da di the in")
+"""Lowercase words allowed inside a capitalised name ("Nobel Prize in Physics")."""
+
+IN_HEADS = _words(
+    """prize prizes award awards medal professor professorship chair doctor doctorate
+    degree master bachelor lecturer"""
+)
+"""Words after which "in" continues a name: "Prize in Physics", not "Curie in Paris"."""
+
+NAME_ABBREVIATIONS = _words("st mt")
+"""Abbreviations that go on into a name after their full stop: "St. Joachimsthal"."""
+
+TITLES = _words("dr prof professor mr mrs ms mme mlle madame mademoiselle monsieur sir")
+
+_MONTHS_DAYS = _words(
+    """january february march april may june july august september october november
+    december monday tuesday wednesday thursday friday saturday sunday"""
+)
+
+_DEMONYMS = _words(
+    """french polish british english german american swedish russian austrian canadian
+    italian european danish dutch norwegian swiss belgian japanese chinese scottish irish
+    parisian"""
+)
+
+NON_ENTITIES = TITLES | _MONTHS_DAYS | _DEMONYMS
+"""Capitalised words that are never an entity on their own ("July", "French", "Dr")."""
+
+ABBREVIATIONS = _words(
+    """dr mr mrs ms mme mlle prof st mt jr sr vs e.g i.e cf al no nos fig figs vol vols ca
+    approx gen col capt lt sgt rev hon inc ltd co corp dept univ jan feb apr jun jul aug
+    sep sept oct nov dec ed eds pp op ibid ph.d a.m p.m u.s u.k"""
+)
+"""Words that a following full stop does not end a sentence after."""
+
+_ED_NOUNS = _words("hundred kindred sacred speed need seed breed creed")
+_LY_NOUNS = _words("family supply assembly italy anomaly monopoly")
+
+
+def is_verbish(word: str) -> bool:
+    """True for a known verb or auxiliary, or a lowercase word ending in "-ed"."""
+    low = word.lower()
+    if low in VERBS:
+        return True
+    return word.islower() and len(low) >= 5 and low.endswith("ed") and low not in _ED_NOUNS
+
+
+def is_delimiter(word: str) -> bool:
+    """True when a lowercase word ends a noun phrase: stop word, verb or "-ly" adverb."""
+    low = word.lower()
+    if low in STOP_WORDS or low in CONNECTORS or is_verbish(word):
+        return True
+    return len(low) >= 6 and low.endswith("ly") and low not in _LY_NOUNS
