@@ -86,7 +86,7 @@ def page_iri(document: Iri, page_number: int) -> Iri:
 
 
 def section_iri(document: Iri, index: int) -> Iri:
-    """Section ``index`` (0-based) of a non-paged document."""
+    """Section ``index`` (1-based, in document order) of a non-paged document."""
     return Iri(f"urn:section:{stable_uuid('section', document.value, index)}")
 
 

@@ -1,0 +1,376 @@
+"""The embedded librarian: SQLite metadata plus content-addressed blob files.
+
+    <dir>/librarian.sqlite3     one row per record (WAL mode)
+    <dir>/blobs/ab/cdef…        content and text bytes, named by SHA-256, stored once
+
+A record's content and its text are both blobs; when the text is the content decoded as
+UTF-8 (pages, chunks, answers, text documents) they are the same blob. Writers serialise on
+SQLite's write lock (``BEGIN IMMEDIATE``), and blob files are written and deleted only while
+it is held, so a blob is never deleted under a record that another process is adding.
+Blobs are not fsynced: after a power cut, a damaged blob is reported, never served.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from provgraph.errors import InputError, NotFound, StoreError, StoreUnavailable
+from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
+from provgraph.librarian.blobs import BlobStore, sha256_hex
+
+__all__ = ["SqliteLibrarian", "DB_NAME"]
+
+DB_NAME = "librarian.sqlite3"
+_SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    parent_id TEXT REFERENCES records(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    title TEXT,
+    mime_type TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    created TEXT NOT NULL,
+    number INTEGER,
+    char_offset INTEGER,
+    char_length INTEGER
+);
+CREATE INDEX IF NOT EXISTS records_parent ON records(parent_id, number);
+CREATE INDEX IF NOT EXISTS records_kind ON records(kind, created);
+CREATE INDEX IF NOT EXISTS records_content ON records(content_hash);
+CREATE INDEX IF NOT EXISTS records_text ON records(text_hash);
+"""
+_COLUMNS = (
+    "id, kind, parent_id, title, mime_type, metadata, tags, size, content_hash, text_hash, created,"
+    " number, char_offset, char_length"
+)
+_UPSERT = (
+    f"INSERT INTO records ({_COLUMNS}) VALUES ({', '.join('?' * 14)}) ON CONFLICT(id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.replace(" ", "").split(",")[1:])
+)
+_SUBTREE = (
+    "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT r.id FROM records r JOIN sub ON r.parent_id = sub.id)"
+)
+_BATCH = 500  # ids per IN (…) query, below SQLite's variable limit
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _to_record(row: sqlite3.Row) -> Record:
+    return Record(
+        id=row["id"],
+        kind=row["kind"],
+        parent_id=row["parent_id"],
+        title=row["title"],
+        mime_type=row["mime_type"],
+        metadata=json.loads(row["metadata"]),
+        tags=tuple(json.loads(row["tags"])),
+        size=row["size"],
+        content_hash=row["content_hash"],
+        created=datetime.fromisoformat(row["created"]),
+        number=row["number"],
+        offset=row["char_offset"],
+        length=row["char_length"],
+    )
+
+
+class _Prepared:
+    """One new record with its encoded text and digests."""
+
+    def __init__(self, rec: NewRecord) -> None:
+        self.rec = rec
+        self.text = rec.text if rec.text is not None else ""
+        text_bytes = self.text.encode("utf-8")
+        self.content_hash = sha256_hex(rec.data)
+        self.text_bytes = None if text_bytes == rec.data else text_bytes
+        self.text_hash = self.content_hash if self.text_bytes is None else sha256_hex(text_bytes)
+
+    def row(self, created: str) -> tuple[Any, ...]:
+        r = self.rec
+        meta = json.dumps(dict(sorted(r.metadata.items())), ensure_ascii=False)
+        tags = json.dumps(list(r.tags), ensure_ascii=False)
+        return (r.id, r.kind, r.parent_id, r.title, r.mime_type, meta, tags, len(r.data), self.content_hash,
+                self.text_hash, created, r.number, r.offset, r.length)  # fmt: skip
+
+
+class SqliteLibrarian:
+    """The embedded librarian in folder ``path`` (created when missing). Thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._blobs = BlobStore(self.path / "blobs")
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path / DB_NAME, isolation_level=None, check_same_thread=False, timeout=10.0)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreUnavailable(f"librarian: cannot open {self.path}: {exc}") from exc
+        db.row_factory = sqlite3.Row
+        self._db = db
+        with self._errors("open"):
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > _SCHEMA_VERSION:
+                raise StoreError(f"librarian: {self.path} was written by a newer provgraph (schema {version})")
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+
+    # -- plumbing -------------------------------------------------------------------------------
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreUnavailable(f"librarian: {self.path} is busy ({doing}): {exc}; try again") from exc
+            raise StoreError(f"librarian: {doing} failed in {self.path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"librarian: {doing} failed in {self.path}: {exc}") from exc
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise StoreError(f"librarian: {self.path} is closed")
+        return self._db
+
+    @contextmanager
+    def _write(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction holding SQLite's write lock; rolled back on any error."""
+        with self._lock, self._errors(doing):
+            db = self._conn()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+
+    def _collect(self, digests: Iterable[str]) -> None:
+        """Delete the blobs among ``digests`` that no record references any more."""
+        pending = set(digests)
+        if not pending:
+            return
+        with self._write("blob clean-up") as db:
+            for digest in pending:
+                used = db.execute(
+                    "SELECT 1 FROM records WHERE content_hash = ? OR text_hash = ? LIMIT 1", (digest, digest)
+                ).fetchone()
+                if used is None:
+                    self._blobs.delete(digest)
+
+    def _row(self, id: str) -> sqlite3.Row:
+        with self._lock, self._errors("lookup"):
+            row: sqlite3.Row | None = self._conn().execute(
+                f"SELECT {_COLUMNS} FROM records WHERE id = ?", (id,)
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"librarian record not found: {id}")
+        return row
+
+    # -- writing --------------------------------------------------------------------------------
+    def _check_batch(self, batch: Sequence[_Prepared]) -> None:
+        """Parents exist with the right kind, and each part's text is its parent's slice."""
+        by_id: dict[str, _Prepared] = {}
+        for prep in batch:
+            if prep.rec.id in by_id:
+                raise InputError(f"record {prep.rec.id} appears twice in one add()")
+            by_id[prep.rec.id] = prep
+        parent_texts: dict[str, str] = {}
+        for prep in batch:
+            rec = prep.rec
+            if rec.parent_id is None:
+                continue
+            parent = by_id.get(rec.parent_id)
+            if parent is not None:
+                kind, text = parent.rec.kind, parent.text
+            else:
+                try:
+                    stored = self._row(rec.parent_id)
+                except NotFound:
+                    raise InputError(f"record {rec.id}: parent {rec.parent_id} does not exist") from None
+                kind = stored["kind"]
+                if rec.parent_id not in parent_texts:
+                    parent_texts[rec.parent_id] = self._blobs.get(stored["text_hash"]).decode("utf-8")
+                text = parent_texts[rec.parent_id]
+            if kind not in PARENT_KINDS[rec.kind]:
+                raise InputError(f"record {rec.id}: a {rec.kind} cannot be under a {kind} ({rec.parent_id})")
+            assert rec.offset is not None and rec.length is not None
+            if text[rec.offset : rec.offset + rec.length] != prep.text:
+                raise InputError(
+                    f"record {rec.id}: its text is not the text of {rec.parent_id} at offset {rec.offset},"
+                    f" length {rec.length}"
+                )
+
+    def add(self, records: Sequence[NewRecord]) -> None:
+        """Add or replace ``records`` in one transaction: all or nothing, idempotent.
+
+        See :meth:`provgraph.librarian.base.Librarian.add` for the rules.
+        """
+        batch = [_Prepared(r) for r in records]
+        if not batch:
+            return
+        self._check_batch(batch)
+        ids = {p.rec.id for p in batch}
+        written: list[str] = []
+        garbage: set[str] = set()
+        now = _iso(datetime.now(UTC))
+        with self._write("add") as db:
+            try:
+                changed: list[str] = []
+                for prep in batch:
+                    old = db.execute(f"SELECT {_COLUMNS} FROM records WHERE id = ?", (prep.rec.id,)).fetchone()
+                    created = _iso(prep.rec.created) if prep.rec.created else (old["created"] if old else now)
+                    row = prep.row(created)
+                    if old is not None and tuple(old) == row:
+                        continue  # identical: nothing to do
+                    if old is not None and prep.rec.created is None:
+                        row = prep.row(now)  # a new version of the record
+                    for data, digest in ((prep.rec.data, prep.content_hash), (prep.text_bytes, prep.text_hash)):
+                        if data is not None and self._blobs.put(data, digest)[1]:
+                            written.append(digest)
+                    if old is not None:
+                        garbage.update((old["content_hash"], old["text_hash"]))
+                        if (old["content_hash"], old["text_hash"]) != (prep.content_hash, prep.text_hash):
+                            changed.append(prep.rec.id)
+                    db.execute(_UPSERT, row)
+                garbage.update(self._drop_stale(db, changed, ids, batch))
+            except BaseException:
+                for digest in written:  # files new in this call: no committed record uses them
+                    self._blobs.delete(digest)
+                raise
+        self._collect(garbage)
+
+    def _drop_stale(
+        self, db: sqlite3.Connection, changed: list[str], ids: set[str], batch: Sequence[_Prepared]
+    ) -> set[str]:
+        """Delete the descendants of changed records that the batch does not re-add."""
+        stale: set[str] = set()
+        for root in changed:
+            rows = db.execute(f"{_SUBTREE} SELECT id FROM sub WHERE id != ?", (root, root)).fetchall()
+            stale.update(r[0] for r in rows if r[0] not in ids)
+        if not stale:
+            return set()
+        for prep in batch:
+            if prep.rec.parent_id in stale:
+                raise InputError(
+                    f"record {prep.rec.id}: its parent {prep.rec.parent_id} is outdated by a changed ancestor;"
+                    " add the parent again in the same batch"
+                )
+        digests: set[str] = set()
+        stale_list = sorted(stale)
+        for i in range(0, len(stale_list), _BATCH):
+            part = stale_list[i : i + _BATCH]
+            marks = ", ".join("?" * len(part))
+            for row in db.execute(f"SELECT content_hash, text_hash FROM records WHERE id IN ({marks})", part):
+                digests.update(row)
+            db.execute(f"DELETE FROM records WHERE id IN ({marks})", part)
+        return digests
+
+    def remove(self, id: str) -> int:
+        """Remove ``id`` and its descendants, then blobs nobody uses; returns the count removed."""
+        with self._write("remove") as db:
+            rows = db.execute(
+                f"{_SUBTREE} SELECT id, content_hash, text_hash FROM records WHERE id IN (SELECT id FROM sub)", (id,)
+            ).fetchall()
+            if not rows:
+                raise NotFound(f"librarian record not found: {id}")
+            db.execute(f"{_SUBTREE} DELETE FROM records WHERE id IN (SELECT id FROM sub)", (id,))
+        self._collect(d for row in rows for d in (row["content_hash"], row["text_hash"]))
+        return len(rows)
+
+    # -- reading --------------------------------------------------------------------------------
+    def get(self, id: str) -> Record:
+        """The record ``id``; :class:`NotFound` if absent."""
+        return _to_record(self._row(id))
+
+    def exists(self, id: str) -> bool:
+        """Whether record ``id`` is stored."""
+        with self._lock, self._errors("lookup"):
+            return self._conn().execute("SELECT 1 FROM records WHERE id = ?", (id,)).fetchone() is not None
+
+    def content(self, id: str) -> bytes:
+        """The raw bytes of record ``id``; :class:`NotFound` if absent."""
+        return self._blobs.get(self._row(id)["content_hash"])
+
+    def text(self, id: str) -> str:
+        """The text of record ``id``; :class:`NotFound` if absent."""
+        return self._blobs.get(self._row(id)["text_hash"]).decode("utf-8")
+
+    def texts(self, ids: Iterable[str], *, missing_ok: bool = False) -> dict[str, str]:
+        """The texts of many records (one query per 500 ids), in the order asked."""
+        wanted = list(dict.fromkeys(ids))
+        digests: dict[str, str] = {}
+        with self._lock, self._errors("lookup"):
+            db = self._conn()
+            for i in range(0, len(wanted), _BATCH):
+                part = wanted[i : i + _BATCH]
+                query = f"SELECT id, text_hash FROM records WHERE id IN ({', '.join('?' * len(part))})"
+                digests.update((row[0], row[1]) for row in db.execute(query, part))
+        missing = [i for i in wanted if i not in digests]
+        if missing and not missing_ok:
+            raise NotFound(f"librarian records not found: {', '.join(missing)}")
+        cache: dict[str, str] = {}
+        out: dict[str, str] = {}
+        for rid in wanted:
+            digest = digests.get(rid)
+            if digest is not None:
+                if digest not in cache:
+                    cache[digest] = self._blobs.get(digest).decode("utf-8")
+                out[rid] = cache[digest]
+        return out
+
+    def list(self, kind: RecordKind | None = None, parent: str | None = None) -> builtins.list[Record]:
+        """Records of ``kind`` and/or under ``parent``: by number under a parent, else oldest first."""
+        clauses: builtins.list[str] = []
+        args: builtins.list[str] = []
+        if kind is not None:
+            if kind not in PARENT_KINDS:
+                raise InputError(f"unknown record kind {kind!r}; use one of {', '.join(sorted(PARENT_KINDS))}")
+            clauses.append("kind = ?")
+            args.append(kind)
+        if parent is not None:
+            clauses.append("parent_id = ?")
+            args.append(parent)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        order = "number, id" if parent is not None else "created, id"
+        with self._lock, self._errors("list"):
+            rows = self._conn().execute(f"SELECT {_COLUMNS} FROM records{where} ORDER BY {order}", args).fetchall()
+        return [_to_record(r) for r in rows]
+
+    def children(self, id: str) -> builtins.list[Record]:
+        """The direct children of ``id`` by number; :class:`NotFound` if ``id`` is absent."""
+        if not self.exists(id):
+            raise NotFound(f"librarian record not found: {id}")
+        return self.list(parent=id)
+
+    # -- lifetime -------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the database; later calls raise :class:`StoreError`. Idempotent."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> SqliteLibrarian:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
