@@ -82,6 +82,7 @@ class Settings(BaseSettings):
     embedder_api_key: SecretStr | None = None
     embedder_batch_size: int = 256
 
+    max_file_mb: float = Field(64, description="largest file load accepts, in MiB")
     chunk_size: int = 2000
     chunk_overlap: int = 100
 

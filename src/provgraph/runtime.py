@@ -1,29 +1,43 @@
 """The ONLY place that picks backends: settings in, a collection's open parts out.
 
-Parts are opened lazily and closed together; a runtime serves one ``(user, collection)``.
+Parts are opened lazily (a ``sparql`` call never loads the embedder) and closed together;
+a runtime serves one ``(user, collection)``.
 """
 
 from __future__ import annotations
 
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from provgraph.config import Settings
+from provgraph.errors import ConfigError, InputError
+from provgraph.extract.base import Extractor
 from provgraph.layout import CollectionRef
+from provgraph.librarian.sqlite import SqliteLibrarian
+from provgraph.models.base import ChatModel, Embedder
+from provgraph.models.factory import build_chat_model, build_embedder
 from provgraph.store.collections import create_collection, open_store
 from provgraph.store.oxigraph import OxigraphStore
+from provgraph.vectors.usearch_index import UsearchIndex, open_index
 
-__all__ = ["Runtime"]
+__all__ = ["Runtime", "EXTRACTORS", "LLM_EXTRACTORS"]
+
+LLM_EXTRACTORS = ("definitions", "relationships", "ontology", "agent")
+EXTRACTORS = (*LLM_EXTRACTORS, "cooccurrence")
 
 
 class Runtime:
     """A collection's store, librarian, vector indexes and models, built from settings."""
 
-    def __init__(self, settings: Settings, *, create: bool = True) -> None:
+    def __init__(self, settings: Settings, *, create: bool = True, llm: ChatModel | None | str = "settings",
+                 embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.ref = CollectionRef(settings.home, settings.user, settings.collection)
         self._create = create
         self._opened: list[Any] = []
+        self._llm_override = llm
+        self._embedder_override = embedder
         if create:
             create_collection(self.ref)
 
@@ -33,6 +47,84 @@ class Runtime:
         store = open_store(self.ref, create=self._create)
         self._opened.append(store)
         return store
+
+    @cached_property
+    def librarian(self) -> SqliteLibrarian:
+        """The collection's document/page/chunk/answer texts."""
+        if not self.ref.exists():
+            open_store(self.ref, create=self._create)  # raises NotFound when it must exist
+        lib = SqliteLibrarian(self.ref.librarian_dir)
+        self._opened.append(lib)
+        return lib
+
+    @cached_property
+    def llm(self) -> ChatModel | None:
+        """The LLM in effect, or None in the no-LLM mode."""
+        if self._llm_override != "settings":
+            return self._llm_override  # type: ignore[return-value]
+        return build_chat_model(self.settings)  # async: callers close it inside their event loop
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        """The embedder (default: the shipped model2vec model)."""
+        return self._embedder_override or build_embedder(self.settings)
+
+    def _index(self, name: str) -> UsearchIndex:
+        index = open_index(self.ref.vectors_dir, name, model=self.embedder.name, dimension=self.embedder.dimension)
+        self._opened.append(index)
+        return index
+
+    @cached_property
+    def entity_index(self) -> UsearchIndex:
+        """Entity vectors (payload: entity, label, definition, chunks)."""
+        return self._index("entities")
+
+    @cached_property
+    def chunk_index(self) -> UsearchIndex:
+        """Chunk vectors (payload: chunk, document)."""
+        return self._index("chunks")
+
+    def extractors(self, names: str | None = None, *, ontology: Path | None = None) -> list[Extractor]:
+        """The named extractors (comma-separated); without an LLM only ``cooccurrence`` can run.
+
+        With no LLM configured, the default list becomes ``cooccurrence`` (the no-LLM mode).
+        """
+        from provgraph.extract.cooccurrence import CooccurrenceExtractor
+        from provgraph.extract.llm_extractors import agent_extractor, definitions_extractor, relationships_extractor
+        from provgraph.extract.ontology import Ontology, OntologyExtractor
+
+        wanted = [n.strip() for n in (names or self.settings.extractors).split(",") if n.strip()]
+        unknown = [n for n in wanted if n not in EXTRACTORS]
+        if unknown:
+            raise InputError(f"unknown extractor(s) {', '.join(unknown)}; choose from {', '.join(EXTRACTORS)}")
+        if ontology is not None and "ontology" not in wanted:
+            wanted.append("ontology")
+        base = self.settings.entity_base
+        llm = self.llm
+        if llm is None:
+            if names is None and ontology is None:
+                return [CooccurrenceExtractor(entity_base=base)]
+            needing = [n for n in wanted if n in LLM_EXTRACTORS]
+            if needing:
+                raise ConfigError(
+                    f"extractor(s) {', '.join(needing)} need an LLM: set PROVGRAPH_LLM_BASE_URL and "
+                    "PROVGRAPH_LLM_MODEL (or use --extractors cooccurrence)"
+                )
+        out: list[Extractor] = []
+        for name in wanted:
+            if name == "cooccurrence":
+                out.append(CooccurrenceExtractor(entity_base=base))
+            elif name == "definitions":
+                out.append(definitions_extractor(llm, entity_base=base))  # type: ignore[arg-type]
+            elif name == "relationships":
+                out.append(relationships_extractor(llm, entity_base=base))  # type: ignore[arg-type]
+            elif name == "agent":
+                out.append(agent_extractor(llm, entity_base=base))  # type: ignore[arg-type]
+            elif name == "ontology":
+                if ontology is None:
+                    raise InputError("the ontology extractor needs --ontology FILE (a Turtle file)")
+                out.append(OntologyExtractor(llm, Ontology.load(ontology), entity_base=base))  # type: ignore[arg-type]
+        return out
 
     def close(self) -> None:
         """Close everything this runtime opened (newest first)."""
@@ -44,3 +136,4 @@ class Runtime:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+

@@ -28,10 +28,16 @@ def _root(
 
 
 def _register() -> None:
-    from provgraph.cli import store_cmds
+    import importlib
 
-    for module in (store_cmds,):
-        module.register(app)
+    for name in (
+        "store_cmds",
+        "config_cmd",
+        "ingest_cmds",
+        "documents_cmds",
+        "traces_cmds",
+    ):
+        importlib.import_module(f"provgraph.cli.{name}").register(app)
 
 
 _register()

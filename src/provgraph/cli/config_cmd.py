@@ -1,0 +1,55 @@
+"""``provgraph config show``: the effective settings, secrets masked."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from provgraph.cli.common import settings_from, stdout
+
+__all__ = ["register"]
+
+
+class ShowFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+config_app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
+
+
+@config_app.command("show")
+def show(
+    ctx: typer.Context,
+    fmt: ShowFormat = typer.Option(ShowFormat.table, "--format", "-f", help="table or json."),
+) -> None:
+    """Print the settings in effect (flags > PROVGRAPH_* env > provgraph.toml > defaults); secrets as ****."""
+    values = settings_from(ctx).masked()
+    if fmt is ShowFormat.json:
+        typer.echo(json.dumps(values, indent=2, ensure_ascii=False, default=str))
+        return
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("Setting", no_wrap=True)
+    table.add_column("Value", overflow="fold")
+    table.add_column("Environment variable", style="dim", no_wrap=True)
+    for name, value in values.items():
+        env = "(derived from llm)" if name == "llm_provider" else f"PROVGRAPH_{name.upper()}"
+        table.add_row(name, _display(value), env)
+    stdout.print(table)
+
+
+def _display(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``config`` command group to ``app``."""
+    app.add_typer(config_app, name="config")

@@ -1,0 +1,191 @@
+"""``load`` and ``extract``: documents in, provenance-tracked knowledge out, with progress."""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import json
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from, stderr, stdout
+from provgraph.errors import InputError, NotFound, ProvgraphError
+from provgraph.extract.base import ChunkInput
+from provgraph.extract.pipeline import ChunkOutcome, ExtractionPipeline
+from provgraph.ingest.decoders import SUFFIXES
+from provgraph.ingest.pipeline import DocumentLoader, LoadResult
+from provgraph.rdf.ids import document_iri
+from provgraph.rdf.terms import Iri
+from provgraph.runtime import Runtime
+
+__all__ = ["register", "expand_paths"]
+
+
+def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
+    """Files from paths, globs and folders (recursively, supported types only); plus one error per bad path."""
+    files: list[Path] = []
+    errors: list[str] = []
+    for raw in paths:
+        matches = sorted(glob.glob(raw, recursive=True)) if glob.has_magic(raw) else [raw]
+        if not matches:
+            errors.append(f"{raw}: no file matches")
+        for m in matches:
+            p = Path(m)
+            if p.is_dir():
+                found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES)
+                if not found:
+                    errors.append(f"{p}: folder has no supported files ({', '.join(sorted(SUFFIXES))})")
+                files += found
+            elif p.exists():
+                files.append(p)
+            else:
+                errors.append(f"{p}: no such file")
+    return list(dict.fromkeys(files)), errors
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=stderr, transient=False, disable=not stderr.is_terminal)
+
+
+def _extract(rt: Runtime, chunks: list[ChunkInput], *, extractors: str | None, ontology: Path | None,
+             concurrency: int | None, only_missing: bool, progress: Progress) -> list[ChunkOutcome]:
+    pipe = ExtractionPipeline(
+        rt.store, rt.extractors(extractors, ontology=ontology), embedder=rt.embedder,
+        entity_index=rt.entity_index, chunk_index=rt.chunk_index,
+        concurrency=concurrency or rt.settings.extract_concurrency,
+    )
+    task = progress.add_task("extract", total=len(chunks) * len(pipe.extractors))
+
+    async def go() -> list[ChunkOutcome]:
+        try:
+            return await pipe.run(chunks, only_missing=only_missing, progress=lambda o: progress.advance(task))
+        finally:
+            if rt.llm is not None:
+                await rt.llm.aclose()
+
+    return asyncio.run(go())
+
+
+def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_files: list[str], fmt: str) -> None:
+    by_chunk: dict[str, Counter[str]] = {}
+    chunk_doc = {c.iri.value: r.document.value for r in results for c in r.chunks}
+    for o in outcomes:
+        doc = chunk_doc.get(o.chunk.value, "")
+        counts = by_chunk.setdefault(doc, Counter())
+        counts["facts"] += o.facts
+        counts["failed"] += int(o.failed)
+    rows = [
+        {"document": r.document.value, "title": r.title, "pages": r.pages, "sections": r.sections,
+         "chunks": len(r.chunks), "facts": by_chunk.get(r.document.value, Counter())["facts"],
+         "failed_chunks": by_chunk.get(r.document.value, Counter())["failed"], "status": r.status}
+        for r in results
+    ]
+    if fmt == "json":
+        typer.echo(json.dumps({"documents": rows, "failed_files": failed_files,
+                               "errors": [o.error for o in outcomes if o.failed]}))
+        return
+    table = Table("Document", "Pages", "Chunks", "Facts", "Failed", "Status", title="Loaded")
+    for row in rows:
+        table.add_row(row["document"], str(row["pages"] or row["sections"] or "-"), str(row["chunks"]),
+                      str(row["facts"]), str(row["failed_chunks"]), row["status"])
+    stdout.print(table)
+
+
+def load(
+    ctx: typer.Context,
+    paths: list[str] = typer.Argument(..., help="Files, globs or folders (searched recursively)."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    doc_id: str = typer.Option(None, "--id", help="Document ID (one file only; default: the file name)."),
+    title: str = typer.Option(None, "--title", help="Document title (one file only)."),
+    chunk_size: int = typer.Option(None, "--chunk-size", help="Target chunk size in characters (default 2000)."),
+    chunk_overlap: int = typer.Option(None, "--chunk-overlap", help="Overlap between chunks (default 100)."),
+    extractors: str = typer.Option(None, "--extractors", help="definitions,relationships,ontology,agent,cooccurrence."),
+    ontology: Path = typer.Option(None, "--ontology", help="OWL/RDFS ontology (Turtle) for the ontology extractor."),
+    concurrency: int = typer.Option(None, "--concurrency", help="Concurrent LLM calls (default 4)."),
+    llm: str = typer.Option(None, "--llm", help="auto, none, openai or local (default: auto)."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+) -> None:
+    """Load documents: store, decode, chunk, extract, embed — every fact traced to its chunk.
+
+    Example: provgraph load examples/corpus -C demo
+    """
+    settings = settings_from(ctx, collection=collection, user=user, chunk_size=chunk_size,
+                             chunk_overlap=chunk_overlap, llm=llm)
+    files, failed = expand_paths(paths)
+    if (doc_id or title) and len(files) > 1:
+        raise InputError("--id and --title apply to one file; got several")
+    results: list[LoadResult] = []
+    with Runtime(settings) as rt, _progress() as progress:
+        extractor_list = rt.extractors(extractors, ontology=ontology)  # fail early on a bad choice
+        del extractor_list
+        loader = DocumentLoader(rt.store, rt.librarian, chunk_size=settings.chunk_size,
+                                chunk_overlap=settings.chunk_overlap, max_bytes=int(settings.max_file_mb * 2**20))
+        task = progress.add_task("files", total=len(files))
+        for path in files:
+            try:
+                results.append(loader.load_file(path, doc_id=doc_id, title=title))
+            except ProvgraphError as exc:
+                failed.append(str(exc).splitlines()[0])
+            progress.advance(task)
+        chunks = [c for r in results for c in r.chunks]
+        outcomes = _extract(rt, chunks, extractors=extractors, ontology=ontology, concurrency=concurrency,
+                            only_missing=True, progress=progress) if chunks else []
+    for line in failed:
+        typer.echo(f"error: {line}", err=True)
+    for o in outcomes:
+        if o.failed:
+            typer.echo(f"error: chunk {o.chunk.value} ({o.component}): {o.error}", err=True)
+    for r in results:
+        for w in r.warnings:
+            typer.echo(f"warning: {r.document.value}: {w}", err=True)
+    _summary(results, outcomes, failed, fmt)
+    if failed or any(o.failed for o in outcomes):
+        raise typer.Exit(1)
+
+
+def extract(
+    ctx: typer.Context,
+    doc: str = typer.Argument(..., help="Document ID (as given to load, or its IRI)."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    extractors: str = typer.Option(None, "--extractor", "--extractors", help="Extractor(s), comma-separated."),
+    ontology: Path = typer.Option(None, "--ontology", help="Ontology (Turtle) for the ontology extractor."),
+    force: bool = typer.Option(False, "--force", help="Re-extract every chunk, not only failed or new ones."),
+    concurrency: int = typer.Option(None, "--concurrency", help="Concurrent LLM calls (default 4)."),
+    llm: str = typer.Option(None, "--llm", help="auto, none, openai or local."),
+) -> None:
+    """Re-run extraction on a loaded document (by default only chunks that failed or were never extracted).
+
+    Example: provgraph extract report.pdf --extractor relationships -C demo
+    """
+    settings = settings_from(ctx, collection=collection, user=user, llm=llm)
+    with Runtime(settings, create=False) as rt, _progress() as progress:
+        iri = document_iri(doc)
+        if not rt.librarian.exists(iri.value):
+            raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
+        parents = [r.id for r in rt.librarian.children(iri.value) if r.kind != "chunk"] or [iri.value]
+        records = [r for p in parents for r in rt.librarian.children(p) if r.kind == "chunk"]
+        texts = rt.librarian.texts([r.id for r in records])
+        chunks = [ChunkInput(Iri(r.id), texts[r.id], iri) for r in records]
+        outcomes = _extract(rt, chunks, extractors=extractors, ontology=ontology, concurrency=concurrency,
+                            only_missing=not force, progress=progress)
+    done = [o for o in outcomes if not o.skipped and not o.failed]
+    failed = [o for o in outcomes if o.failed]
+    for o in failed:
+        typer.echo(f"error: chunk {o.chunk.value} ({o.component}): {o.error}", err=True)
+    typer.echo(f"{iri.value}: {len(done)} chunk extraction(s) done, {sum(o.facts for o in done)} facts, "
+               f"{len(failed)} failed, {sum(1 for o in outcomes if o.skipped)} already done")
+    if failed:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``load`` and ``extract``."""
+    app.command("load")(load)
+    app.command("extract")(extract)

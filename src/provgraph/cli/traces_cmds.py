@@ -1,0 +1,83 @@
+"""The ``traces`` commands: list the stored query traces of a collection, show one in full."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+
+import typer
+
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from
+from provgraph.explain.render_json import summary_json, trace_json
+from provgraph.explain.render_text import render_list, render_trace
+from provgraph.explain.traces import list_traces, load_trace
+from provgraph.runtime import Runtime
+
+__all__ = ["register", "traces_app"]
+
+
+class ListFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+class ShowFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+traces_app = typer.Typer(help="List and show query traces (GraphRAG, Document RAG, agent).", no_args_is_help=True)
+
+
+@traces_app.command("list")
+def traces_list(
+    ctx: typer.Context,
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    fmt: ListFormat = typer.Option(ListFormat.table, "--format", "-f", help="table or json."),
+    include_all: bool = typer.Option(False, "--all", "-a", help="Include sub-traces (questions an agent asked)."),
+    limit: int = typer.Option(None, "--limit", "-n", min=1, help="Show at most N traces."),
+) -> None:
+    """List traces, newest first: Session ID, Type (GraphRAG/DocRAG/Agent), Question, Time (UTC).
+
+    Example: provgraph traces list -C research --limit 10
+    """
+    settings = settings_from(ctx, collection=collection, user=user)
+    with Runtime(settings, create=False) as rt:
+        found = list_traces(rt.store, include_sub_traces=include_all, limit=limit)
+    if fmt is ListFormat.json:
+        typer.echo(json.dumps([summary_json(s) for s in found], ensure_ascii=False, indent=2))
+    elif not found:
+        typer.echo(f"no traces in {rt.ref}")
+    else:
+        typer.echo(render_list(found, show_parent=include_all), nl=False)
+
+
+@traces_app.command("show")
+def traces_show(
+    ctx: typer.Context,
+    trace_id: str = typer.Argument(..., metavar="ID", help="Session ID or question IRI (from traces list)."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    show_provenance: bool = typer.Option(
+        False, "--show-provenance", "-p",
+        help="Trace every selected edge to its chunk → page → document, with offsets and a text excerpt.",
+    ),
+    fmt: ShowFormat = typer.Option(ShowFormat.text, "--format", "-f", help="text or json."),
+) -> None:
+    """Show a trace step by step (its type is detected); agent sub-traces are nested.
+
+    Example: provgraph traces show 6f1c2a9e-5d1b-4c8e-9a51-7072766772a1 --show-provenance
+    """
+    settings = settings_from(ctx, collection=collection, user=user)
+    with Runtime(settings, create=False) as rt:
+        trace = load_trace(rt.store, trace_id, librarian=rt.librarian, provenance=show_provenance)
+    if fmt is ShowFormat.json:
+        typer.echo(json.dumps(trace_json(trace), ensure_ascii=False, indent=2))
+    else:
+        typer.echo(render_trace(trace), nl=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``traces`` group to the app."""
+    app.add_typer(traces_app, name="traces")

@@ -1,0 +1,228 @@
+"""Typed, frozen views of stored traces (SPEC §5), as ``traces list`` and ``traces show`` read them.
+
+A trace may be partial (a query that failed midway keeps the steps already written), so every
+step after the question is optional. ``sources`` is ``None`` when provenance was not asked for,
+and a (possibly empty) tuple once resolved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar, Literal, Union
+
+from provgraph.events import Source
+from provgraph.provenance.common import LlmCall
+from provgraph.rdf.terms import Iri, Term, TripleTerm
+
+__all__ = [
+    "TraceType",
+    "TraceSummary",
+    "Question",
+    "SourceRef",
+    "LabelledTerm",
+    "SelectedEdge",
+    "ChunkRef",
+    "Grounding",
+    "Exploration",
+    "Focus",
+    "Synthesis",
+    "GraphRagTrace",
+    "DocExploration",
+    "DocRagTrace",
+    "Analysis",
+    "Conclusion",
+    "AgentTrace",
+    "Trace",
+]
+
+TraceType = Literal["GraphRAG", "DocRAG", "Agent"]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSummary:
+    """One row of ``traces list``; ``informed_by`` is the agent question of a sub-trace."""
+
+    session_id: str
+    question_iri: Iri
+    type: TraceType
+    query: str
+    started: datetime
+    informed_by: Iri | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """The question activity that starts every trace."""
+
+    iri: Iri
+    session_id: str
+    query: str
+    started: datetime
+    informed_by: Iri | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """A supporting chunk → page/section → document, with an excerpt of the chunk's text."""
+
+    source: Source
+    excerpt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledTerm:
+    """A term with its display label (``rdfs:label``, the literal itself, or the IRI's last segment)."""
+
+    term: Term
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedEdge:
+    """One ``tg:EdgeSelection`` of the focus: the original edge, its labels, reasoning and score."""
+
+    iri: Iri
+    index: int | None  # the ``{i}`` of ``urn:trustgraph:prov:edge:{sid}:{i}``
+    edge: TripleTerm
+    labels: tuple[str, str, str]
+    reasoning: str
+    score: float | None = None
+    sources: tuple[SourceRef, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRef:
+    """A chunk a Document RAG step retrieved or cited; ``source`` is None when it cannot be traced."""
+
+    iri: Iri
+    source: Source | None = None
+    excerpt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """The concepts the LLM found in the question (sorted: RDF keeps no order)."""
+
+    iri: Iri
+    concepts: tuple[str, ...]
+    llm: LlmCall | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Exploration:
+    """How many edges the walk found, from which seed entities (sorted by label)."""
+
+    iri: Iri
+    edge_count: int | None
+    entities: tuple[LabelledTerm, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """The edges the LLM selected, in selection index order."""
+
+    iri: Iri
+    edges: tuple[SelectedEdge, ...]
+    llm: LlmCall | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Synthesis:
+    """The answer step; ``cited`` lists the chunks the answer cites (Document RAG)."""
+
+    iri: Iri
+    content: str
+    document: Iri | None = None
+    llm: LlmCall | None = None
+    cited: tuple[ChunkRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GraphRagTrace:
+    """A GraphRAG trace: question → (grounding) → exploration → focus → synthesis."""
+
+    type: ClassVar[TraceType] = "GraphRAG"
+    question: Question
+    grounding: Grounding | None = None
+    exploration: Exploration | None = None
+    focus: Focus | None = None
+    synthesis: Synthesis | None = None
+
+    @property
+    def answer(self) -> str | None:
+        """The answer text, or None when the trace stopped before the synthesis."""
+        return self.synthesis.content if self.synthesis is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class DocExploration:
+    """The chunks retrieved for a Document RAG question (in source order: RDF keeps no rank)."""
+
+    iri: Iri
+    chunk_count: int | None
+    chunks: tuple[ChunkRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DocRagTrace:
+    """A Document RAG trace: question → exploration → synthesis."""
+
+    type: ClassVar[TraceType] = "DocRAG"
+    question: Question
+    exploration: DocExploration | None = None
+    synthesis: Synthesis | None = None
+
+    @property
+    def answer(self) -> str | None:
+        """The answer text, or None when the trace stopped before the synthesis."""
+        return self.synthesis.content if self.synthesis is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """One think → act → observe step; ``sub_trace`` is the trace the action ran, if any."""
+
+    iri: Iri
+    step: int
+    thought: str | None = None
+    action: str | None = None
+    arguments: str | None = None
+    observation: str | None = None
+    error: bool = False
+    llm: LlmCall | None = None
+    sub_trace: Trace | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Conclusion:
+    """The agent's final answer and why the loop ended."""
+
+    iri: Iri
+    answer: str
+    termination_reason: str | None = None
+    document: Iri | None = None
+    llm: LlmCall | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTrace:
+    """An agent trace: question → analyses (step order) → conclusion.
+
+    ``other_sub_traces`` are traces informed by this question that no analysis derives from
+    (e.g. a tool that failed before its synthesis).
+    """
+
+    type: ClassVar[TraceType] = "Agent"
+    question: Question
+    analyses: tuple[Analysis, ...] = ()
+    conclusion: Conclusion | None = None
+    other_sub_traces: tuple[Trace, ...] = ()
+
+    @property
+    def answer(self) -> str | None:
+        """The final answer, or None when the trace has no conclusion."""
+        return self.conclusion.answer if self.conclusion is not None else None
+
+
+Trace = Union[GraphRagTrace, DocRagTrace, AgentTrace]

@@ -1,0 +1,154 @@
+"""JSON forms of traces: one object per trace, sub-traces nested.
+
+Edges are ``{"s", "p", "o"}`` in N-Triples form (so IRIs and literals stay distinguishable),
+with their labels beside them; other IRIs are plain strings; times are UTC with a ``Z``.
+``sources`` is null when provenance was not asked for.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from provgraph.events import Source
+from provgraph.explain.model import (
+    AgentTrace,
+    ChunkRef,
+    DocRagTrace,
+    GraphRagTrace,
+    Question,
+    SelectedEdge,
+    SourceRef,
+    Synthesis,
+    Trace,
+    TraceSummary,
+)
+from provgraph.provenance.common import LlmCall
+from provgraph.rdf.terms import Iri
+
+__all__ = ["trace_json", "summary_json", "source_json", "iso_time"]
+
+
+def iso_time(moment: datetime) -> str:
+    """``2026-03-13T10:00:00Z`` (milliseconds only when present)."""
+    utc = moment.astimezone(timezone.utc)
+    spec = "milliseconds" if utc.microsecond else "seconds"
+    return utc.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def _iri(value: Iri | None) -> str | None:
+    return value.value if value is not None else None
+
+
+def _usage(llm: LlmCall | None) -> dict[str, Any] | None:
+    if llm is None:
+        return None
+    return {"model": llm.model, "input_tokens": llm.input_tokens, "output_tokens": llm.output_tokens}
+
+
+def summary_json(s: TraceSummary) -> dict[str, Any]:
+    """One row of ``traces list --format json``."""
+    return {
+        "session_id": s.session_id, "question": s.question_iri.value, "type": s.type, "query": s.query,
+        "started": iso_time(s.started), "informed_by": _iri(s.informed_by),
+    }
+
+
+def source_json(s: Source) -> dict[str, Any]:
+    """A source: chunk → page/section → document with the chunk's offsets in its parent."""
+    return {
+        "document": s.document, "title": s.title, "chunk": s.chunk, "chunk_index": s.chunk_index,
+        "offset": s.offset, "length": s.length, "page": s.page, "page_number": s.page_number,
+        "section": s.section, "subgraph": s.subgraph,
+    }
+
+
+def _source_ref(ref: SourceRef) -> dict[str, Any]:
+    return {**source_json(ref.source), "excerpt": ref.excerpt}
+
+
+def _chunk(ref: ChunkRef) -> dict[str, Any]:
+    return {
+        "chunk": ref.iri.value,
+        "source": source_json(ref.source) if ref.source is not None else None,
+        "excerpt": ref.excerpt,
+    }
+
+
+def _question(q: Question) -> dict[str, Any]:
+    return {"iri": q.iri.value, "query": q.query, "started": iso_time(q.started), "informed_by": _iri(q.informed_by)}
+
+
+def _edge(e: SelectedEdge) -> dict[str, Any]:
+    return {
+        "selection": e.iri.value, "index": e.index,
+        "s": str(e.edge.s), "p": str(e.edge.p), "o": str(e.edge.o),
+        "labels": {"s": e.labels[0], "p": e.labels[1], "o": e.labels[2]},
+        "reasoning": e.reasoning, "score": e.score,
+        "sources": None if e.sources is None else [_source_ref(r) for r in e.sources],
+    }
+
+
+def _synthesis(s: Synthesis | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {
+        "iri": s.iri.value, "document": _iri(s.document), "content": s.content, "usage": _usage(s.llm),
+        "cited": [_chunk(c) for c in s.cited],
+    }
+
+
+def _graph_rag(t: GraphRagTrace) -> dict[str, Any]:
+    g, x, f = t.grounding, t.exploration, t.focus
+    return {
+        "grounding": None if g is None else {"iri": g.iri.value, "concepts": list(g.concepts), "usage": _usage(g.llm)},
+        "exploration": None if x is None else {
+            "iri": x.iri.value, "edge_count": x.edge_count,
+            "entities": [{"term": str(e.term), "label": e.label} for e in x.entities],
+        },
+        "focus": None if f is None else {"iri": f.iri.value, "usage": _usage(f.llm), "edges": [_edge(e) for e in f.edges]},
+        "synthesis": _synthesis(t.synthesis),
+    }
+
+
+def _doc_rag(t: DocRagTrace) -> dict[str, Any]:
+    x = t.exploration
+    return {
+        "exploration": None if x is None else {
+            "iri": x.iri.value, "chunk_count": x.chunk_count, "chunks": [_chunk(c) for c in x.chunks],
+        },
+        "synthesis": _synthesis(t.synthesis),
+    }
+
+
+def _agent(t: AgentTrace) -> dict[str, Any]:
+    c = t.conclusion
+    return {
+        "analyses": [
+            {
+                "iri": a.iri.value, "step": a.step, "thought": a.thought, "action": a.action,
+                "arguments": a.arguments, "observation": a.observation, "error": a.error, "usage": _usage(a.llm),
+                "sub_trace": trace_json(a.sub_trace) if a.sub_trace is not None else None,
+            }
+            for a in t.analyses
+        ],
+        "other_sub_traces": [trace_json(s) for s in t.other_sub_traces],
+        "conclusion": None if c is None else {
+            "iri": c.iri.value, "answer": c.answer, "termination_reason": c.termination_reason,
+            "document": _iri(c.document), "usage": _usage(c.llm),
+        },
+    }
+
+
+def trace_json(trace: Trace) -> dict[str, Any]:
+    """The whole trace as one JSON-ready object."""
+    head: dict[str, Any] = {
+        "type": trace.type, "session_id": trace.question.session_id, "question": _question(trace.question),
+    }
+    if isinstance(trace, GraphRagTrace):
+        body = _graph_rag(trace)
+    elif isinstance(trace, DocRagTrace):
+        body = _doc_rag(trace)
+    else:
+        body = _agent(trace)
+    return {**head, **body, "answer": trace.answer}

@@ -1,0 +1,204 @@
+"""Plain-text forms of traces: the ``traces list`` table and the ``traces show`` layout of SPEC §8.
+
+Pure functions returning text (no Rich markup: ``[question]`` must print as is). Sub-traces are
+rendered nested under the analysis that ran them, indented four more columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+
+from provgraph.events import Source
+from provgraph.explain.model import (
+    AgentTrace,
+    ChunkRef,
+    DocRagTrace,
+    GraphRagTrace,
+    SelectedEdge,
+    Synthesis,
+    Trace,
+    TraceSummary,
+)
+from provgraph.provenance.common import LlmCall
+
+__all__ = ["render_trace", "render_list", "source_line", "format_time", "QUESTION_WIDTH"]
+
+QUESTION_WIDTH = 45
+_STEP = 2  # indentation of a step's details under its header
+
+
+def format_time(moment: datetime) -> str:
+    """UTC to the second: ``2026-03-13 10:00:00``."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _cut(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def render_list(summaries: Sequence[TraceSummary], *, show_parent: bool = False) -> str:
+    """The ``traces list`` table: Session ID, Type, Question (cut to 45 characters), Time (UTC)."""
+    header = ["Session ID", "Type", "Question", "Time"] + (["Sub-trace of"] if show_parent else [])
+    rows = [header]
+    for s in summaries:
+        row = [s.session_id, s.type, _cut(s.query, QUESTION_WIDTH), format_time(s.started)]
+        if show_parent:
+            row.append(s.informed_by.value if s.informed_by is not None else "")
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+
+
+def source_line(source: Source) -> str:
+    """``Chunk 3 → Page 2 → <title> (chars 412–1392)``; without pages ``Chunk 3 → <title> (…)``."""
+    page = f" → Page {source.page_number}" if source.page_number is not None else ""
+    end = source.offset + source.length
+    return f"Chunk {source.chunk_index}{page} → {source.title} (chars {source.offset}–{end})"
+
+
+class _Lines:
+    """Accumulates indented lines; multi-line values keep their continuation under the value."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def add(self, indent: int, text: str) -> None:
+        self.lines.append(" " * indent + text)
+
+    def field(self, indent: int, label: str, value: str | None) -> None:
+        if value is None:
+            return
+        head = " " * indent + f"{label}: "
+        parts = value.split("\n") or [""]
+        self.lines.append((head + parts[0]).rstrip())
+        self.lines += [(" " * len(head) + p).rstrip() for p in parts[1:]]
+
+    def usage(self, indent: int, llm: LlmCall | None) -> None:
+        if llm is not None:
+            model = f" ({llm.model})" if llm.model else ""
+            self.add(indent, f"Tokens: {llm.input_tokens} in, {llm.output_tokens} out{model}")
+
+
+def _question(out: _Lines, trace: Trace, indent: int) -> None:
+    q = trace.question
+    out.add(indent, f"[question] {q.iri.value}")
+    out.field(indent + _STEP, "Query", q.query)
+    out.field(indent + _STEP, "Time", format_time(q.started) + " UTC")
+    if q.informed_by is not None:
+        out.field(indent + _STEP, "Informed by", q.informed_by.value)
+
+
+def _edge(out: _Lines, edge: SelectedEdge, indent: int) -> None:
+    out.add(indent, f"Edge: ({', '.join(edge.labels)})")
+    out.field(indent + _STEP, "Reason", edge.reasoning)
+    if edge.score is not None:
+        out.add(indent + _STEP, f"Score: {edge.score:.2f}")
+    if edge.sources is None:
+        return
+    if not edge.sources:
+        out.add(indent + _STEP, "Source: none recorded")
+    for ref in edge.sources:
+        out.add(indent + _STEP, f"Source: {source_line(ref.source)}")
+        if ref.excerpt is not None:
+            out.add(indent + 2 * _STEP, f'Text: "{ref.excerpt}"')
+
+
+def _chunk(out: _Lines, ref: ChunkRef, indent: int) -> None:
+    if ref.source is None:
+        out.add(indent, f"{ref.iri.value} (source not found)")
+    else:
+        out.add(indent, source_line(ref.source))
+    if ref.excerpt is not None:
+        out.add(indent + _STEP, f'Text: "{ref.excerpt}"')
+
+
+def _synthesis(out: _Lines, step: Synthesis, indent: int, nested: bool) -> None:
+    out.add(indent, f"[synthesis] {step.iri.value}")
+    if step.cited:
+        out.add(indent + _STEP, f"Cited {len(step.cited)} chunk(s)")
+        for ref in step.cited:
+            _chunk(out, ref, indent + 2 * _STEP)
+    out.usage(indent + _STEP, step.llm)
+    if nested:
+        out.field(indent + _STEP, "Answer", step.content)
+
+
+def _graph_rag(out: _Lines, t: GraphRagTrace, indent: int, nested: bool) -> None:
+    d = indent + _STEP
+    _question(out, t, indent)
+    if t.grounding is not None:
+        out.add(indent, f"[grounding] {t.grounding.iri.value}")
+        out.field(d, "Concepts", ", ".join(t.grounding.concepts))
+        out.usage(d, t.grounding.llm)
+    if t.exploration is not None:
+        out.add(indent, f"[exploration] {t.exploration.iri.value}")
+        if t.exploration.edge_count is not None:
+            out.add(d, f"Edges explored: {t.exploration.edge_count}")
+        if t.exploration.entities:
+            out.field(d, "Entities", ", ".join(e.label for e in t.exploration.entities))
+    if t.focus is not None:
+        out.add(indent, f"[focus] {t.focus.iri.value}")
+        out.add(d, f"Focused on {len(t.focus.edges)} edge(s)")
+        for edge in t.focus.edges:
+            _edge(out, edge, d + _STEP)
+        out.usage(d, t.focus.llm)
+    if t.synthesis is not None:
+        _synthesis(out, t.synthesis, indent, nested)
+
+
+def _doc_rag(out: _Lines, t: DocRagTrace, indent: int, nested: bool) -> None:
+    _question(out, t, indent)
+    if t.exploration is not None:
+        out.add(indent, f"[exploration] {t.exploration.iri.value}")
+        count = t.exploration.chunk_count if t.exploration.chunk_count is not None else len(t.exploration.chunks)
+        out.add(indent + _STEP, f"Chunks retrieved: {count}")
+        for ref in t.exploration.chunks:
+            _chunk(out, ref, indent + 2 * _STEP)
+    if t.synthesis is not None:
+        _synthesis(out, t.synthesis, indent, nested)
+
+
+def _agent(out: _Lines, t: AgentTrace, indent: int, nested: bool) -> None:
+    d = indent + _STEP
+    _question(out, t, indent)
+    for a in t.analyses:
+        flag = " [error]" if a.error else ""
+        out.add(indent, f"[analysis {a.step}]{flag} {a.iri.value}")
+        out.field(d, "Thought", a.thought)
+        out.field(d, "Action", a.action)
+        out.field(d, "Arguments", a.arguments)
+        out.field(d, "Observation", a.observation)
+        out.usage(d, a.llm)
+        if a.sub_trace is not None:
+            out.add(d, f"Sub-trace ({a.sub_trace.type}):")
+            _render(out, a.sub_trace, d + _STEP, nested=True)
+    for sub in t.other_sub_traces:
+        out.add(indent, f"[sub-trace] ({sub.type}, not linked to an analysis)")
+        _render(out, sub, d + _STEP, nested=True)
+    if t.conclusion is not None:
+        out.add(indent, f"[conclusion] {t.conclusion.iri.value}")
+        out.field(d, "Termination", t.conclusion.termination_reason)
+        out.usage(d, t.conclusion.llm)
+        if nested:
+            out.field(d, "Answer", t.conclusion.answer)
+
+
+def _render(out: _Lines, trace: Trace, indent: int, *, nested: bool) -> None:
+    if isinstance(trace, GraphRagTrace):
+        _graph_rag(out, trace, indent, nested)
+    elif isinstance(trace, DocRagTrace):
+        _doc_rag(out, trace, indent, nested)
+    else:
+        _agent(out, trace, indent, nested)
+
+
+def render_trace(trace: Trace) -> str:
+    """The ``traces show`` text: every step (sub-traces nested), then a blank line and the answer."""
+    out = _Lines()
+    _render(out, trace, 2, nested=False)
+    answer = trace.answer
+    out.lines.append("")
+    out.lines.append(answer if answer is not None else "(no answer: the trace ends before its last step)")
+    return "\n".join(out.lines) + "\n"

@@ -1,0 +1,145 @@
+"""Reading traces back: list the questions of ``urn:graph:retrieval``, load one trace tree.
+
+``list_traces`` is one query. ``load_trace`` is a fixed handful whatever the trace's size:
+resolve the id, read the whole tree (sub-traces included), label every term, trace the chunks
+(and, with ``provenance=True``, every selected edge) to their sources, and one librarian call
+for the texts (chunk excerpts, answers stored only in the librarian).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from provgraph.errors import InputError, NotFound
+from provgraph.explain.build import Lookups, TraceBuilder, session_of, trace_type
+from provgraph.explain.graph import EPOCH, TraceGraph
+from provgraph.explain.labels import Labeller
+from provgraph.explain.model import Trace, TraceSummary
+from provgraph.librarian.base import Librarian
+from provgraph.rdf.ids import agent_question_iri, docrag_question_iri, question_iri
+from provgraph.rdf.terms import Iri, Literal, Term, TripleTerm
+from provgraph.rdf.vocab import TG
+from provgraph.retrieval.sources import chunk_sources, edge_sources
+from provgraph.store.oxigraph import OxigraphStore
+
+__all__ = ["list_traces", "load_trace", "resolve_question"]
+
+_LIST = """SELECT ?q (SAMPLE(?kind) AS ?k) (SAMPLE(?query) AS ?text) (MIN(?started) AS ?start) (SAMPLE(?parent) AS ?p)
+WHERE {{ GRAPH <urn:graph:retrieval> {{
+  ?q a tg:Question ; tg:query ?query ; prov:startedAtTime ?started .
+  OPTIONAL {{ ?q a ?kind FILTER(?kind IN (tg:GraphRagQuestion, tg:DocRagQuestion, tg:AgentQuestion)) }}
+  OPTIONAL {{ ?q prov:wasInformedBy ?parent }}
+  {filter}
+}} }}
+GROUP BY ?q
+ORDER BY DESC(?start) ?q{limit}"""
+
+_RESOLVE = """SELECT ?q ?kind ?parent WHERE {{ GRAPH <urn:graph:retrieval> {{
+  VALUES ?q {{ {values} }}
+  ?q a tg:Question .
+  OPTIONAL {{ ?q a ?kind FILTER(?kind IN (tg:GraphRagQuestion, tg:DocRagQuestion, tg:AgentQuestion)) }}
+  OPTIONAL {{ ?q prov:wasInformedBy ?parent }}
+}} }}"""
+
+
+def list_traces(store: OxigraphStore, *, include_sub_traces: bool = False, limit: int | None = None) -> list[TraceSummary]:
+    """The traces of a collection, newest first (one query).
+
+    Sub-traces (questions an agent asked, carrying ``prov:wasInformedBy``) are left out unless
+    ``include_sub_traces``.
+    """
+    if limit is not None and limit < 1:
+        raise InputError(f"limit must be at least 1, got {limit}")
+    query = _LIST.format(
+        filter="" if include_sub_traces else "FILTER(!BOUND(?parent))",
+        limit=f"\nLIMIT {int(limit)}" if limit is not None else "",
+    )
+    out: list[TraceSummary] = []
+    for row in store.select(query):
+        q, started, text, parent = row.get("q"), row.get("start"), row.get("text"), row.get("p")
+        if not isinstance(q, Iri) or not isinstance(text, Literal) or not isinstance(started, Literal):
+            continue
+        kind = trace_type(q, [row["k"]] if "k" in row else [])
+        if kind is None:
+            continue
+        moment = started.to_python()
+        out.append(TraceSummary(
+            session_id=session_of(q),
+            question_iri=q,
+            type=kind,
+            query=text.value,
+            started=moment.astimezone(timezone.utc) if isinstance(moment, datetime) else EPOCH,
+            informed_by=parent if isinstance(parent, Iri) else None,
+        ))
+    return out
+
+
+def _candidates(id_or_sid: str) -> list[Iri]:
+    text = id_or_sid.strip()
+    if not text:
+        return []
+    try:
+        if ":" in text:
+            return [Iri(text)]
+        return [question_iri(text), docrag_question_iri(text), agent_question_iri(text)]
+    except InputError:
+        return []
+
+
+def resolve_question(store: OxigraphStore, id_or_sid: str) -> Iri:
+    """The question IRI of a session ID or a full question IRI; :class:`NotFound` otherwise.
+
+    When a session ID names several questions, a top-level trace wins over a sub-trace.
+    """
+    candidates = _candidates(id_or_sid)
+    found: list[tuple[bool, int, Iri]] = []
+    if candidates:
+        rows = store.select(_RESOLVE.format(values=" ".join(str(c) for c in candidates)))
+        for row in rows:
+            q = row.get("q")
+            if isinstance(q, Iri) and trace_type(q, [row["kind"]] if "kind" in row else []) is not None:
+                found.append(("parent" in row, candidates.index(q), q))
+    if not found:
+        raise NotFound(f"no trace {id_or_sid!r} in collection {store.name} (list them with: provgraph traces list)")
+    return min(found)[2]
+
+
+def load_trace(
+    store: OxigraphStore,
+    id_or_sid: str,
+    *,
+    librarian: Librarian | None = None,
+    provenance: bool = False,
+) -> Trace:
+    """The whole trace of a session ID or question IRI, sub-traces nested; :class:`NotFound` if unknown.
+
+    With ``provenance``, every selected edge carries its sources (SPEC §7: every supporting
+    chunk → page/section → document) and, given a ``librarian``, an excerpt of each chunk.
+    """
+    question = resolve_question(store, id_or_sid)
+    graph = TraceGraph.read(store, question)
+    edges: list[TripleTerm] = []
+    terms: list[Term] = []
+    chunks: list[Iri] = []
+    missing_answers: list[str] = []
+    for node in graph.nodes.values():
+        edges += [e for e in node.all(TG.edge) if isinstance(e, TripleTerm)]
+        terms += node.all(TG.entity)
+        chunks += node.iris(TG.selectedChunk)
+        inline = TG.answer if node.has_type(TG.Conclusion) else TG.content
+        document = node.iri_of(TG.document)
+        if document is not None and node.text(inline) is None:
+            missing_answers.append(document.value)
+    labels = Labeller.lookup(store, [*edges, *terms])
+    by_chunk = chunk_sources(store, chunks) if chunks else {}
+    by_edge = edge_sources(store, edges) if provenance else None
+    wanted = list(missing_answers)
+    if provenance:
+        wanted += [c.value for c in chunks]
+        wanted += [s.chunk for sources in (by_edge or {}).values() for s in sources]
+    texts = librarian.texts(wanted, missing_ok=True) if librarian is not None and wanted else {}
+    lookups = Lookups(labels, by_chunk, by_edge, texts, excerpts=provenance)
+    trace = TraceBuilder(graph, lookups).build(question)
+    if trace is None:  # the question vanished between the two reads
+        raise NotFound(f"no trace {id_or_sid!r} in collection {store.name}")
+    return trace

@@ -1,0 +1,49 @@
+"""The no-LLM extractor: co-occurrence analysis of each chunk (component ``cooccurrence-extractor``).
+
+Entities from capitalised names and recurring noun phrases, definitions from copular sentences,
+and one relationship per pair of entities in a sentence (the connecting phrase, or "related to").
+Same subgraph provenance as every extractor, with no ``tg:llmModel``.
+"""
+
+from __future__ import annotations
+
+from provgraph import __version__
+from provgraph.errors import InputError
+from provgraph.extract.base import ChunkInput, Extraction
+from provgraph.extract.entities import FactBuilder
+from provgraph.extract.nlp import analyse
+
+__all__ = ["CooccurrenceExtractor"]
+
+
+class CooccurrenceExtractor:
+    """Extracts definitions and co-occurrence relationships without any model."""
+
+    component = "cooccurrence-extractor"
+    model_name = None
+
+    def __init__(self, *, entity_base: str, max_relations_per_sentence: int = 6) -> None:
+        self._base = entity_base
+        self._max = max_relations_per_sentence
+
+    @property
+    def version(self) -> str:
+        """The package version (the analysis is part of the package)."""
+        return __version__
+
+    async def extract(self, chunk: ChunkInput) -> Extraction:
+        """Analyse the chunk's text; never calls a model."""
+        analysis = analyse(chunk.text, max_relations_per_sentence=self._max)
+        b = FactBuilder(self._base)
+        skipped = 0
+        for d in analysis.definitions:
+            try:
+                b.definition(d.label, d.text)
+            except InputError:
+                skipped += 1
+        for r in analysis.relations:
+            try:
+                b.relation(r.subject, r.predicate, r.object)
+            except InputError:
+                skipped += 1
+        return Extraction(tuple(b.facts), b.label_quads(), b.entities(), dropped=skipped)

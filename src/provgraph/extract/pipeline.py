@@ -1,0 +1,152 @@
+"""Run extractors over chunks: facts, labels and ONE subgraph per (chunk, extractor), then vectors.
+
+Per (chunk, extractor) everything is written in ONE store transaction that also removes the
+previous subgraph of the same (chunk, component, version, model) and the facts only it
+supported, so re-extraction replaces instead of duplicating. A failing model call marks the
+chunk failed for that extractor and writes nothing for it; other chunks go on. Entity and chunk
+vectors are written after the quads of their chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from provgraph.errors import InputError, ModelError
+from provgraph.extract.base import ChunkInput, EntityInfo, Extraction, Extractor
+from provgraph.models.base import Embedder
+from provgraph.provenance.subgraph import subgraph_quads
+from provgraph.rdf.ids import activity_iri, subgraph_iri
+from provgraph.rdf.terms import Iri, Quad
+from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
+from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.support import subgraph_removal
+from provgraph.vectors.base import VectorIndex
+
+__all__ = ["ChunkOutcome", "ExtractionPipeline", "subgraph_for"]
+
+Clock = Callable[[], datetime]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def subgraph_for(chunk: Iri, extractor: Extractor) -> Iri:
+    """The deterministic subgraph IRI of one extractor's run over one chunk."""
+    return subgraph_iri(chunk, extractor.component, extractor.version, extractor.model_name)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkOutcome:
+    """What happened to one (chunk, extractor)."""
+
+    chunk: Iri
+    component: str
+    facts: int = 0
+    provenance_quads: int = 0
+    dropped: int = 0
+    skipped: bool = False
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Whether the extraction failed (nothing was written for it)."""
+        return self.error is not None
+
+
+class ExtractionPipeline:
+    """Extract → write quads → embed, for many chunks, with a limit on concurrent LLM calls."""
+
+    def __init__(
+        self,
+        store: OxigraphStore,
+        extractors: Sequence[Extractor],
+        *,
+        embedder: Embedder | None = None,
+        entity_index: VectorIndex | None = None,
+        chunk_index: VectorIndex | None = None,
+        concurrency: int = 4,
+        clock: Clock = _utcnow,
+    ) -> None:
+        if concurrency < 1:
+            raise InputError("concurrency must be at least 1")
+        self.store = store
+        self.extractors = list(extractors)
+        self.embedder = embedder
+        self.entity_index = entity_index
+        self.chunk_index = chunk_index
+        self._limit = asyncio.Semaphore(concurrency)
+        self._clock = clock
+
+    def is_done(self, chunk: Iri, extractor: Extractor) -> bool:
+        """Whether this extractor's subgraph for the chunk is already stored."""
+        return self.store.count(subgraph_for(chunk, extractor), RDF.type, TG.Subgraph, g=GRAPH_SOURCE) > 0
+
+    async def run(
+        self,
+        chunks: Sequence[ChunkInput],
+        *,
+        only_missing: bool = False,
+        progress: Callable[[ChunkOutcome], None] | None = None,
+    ) -> list[ChunkOutcome]:
+        """Extract every chunk with every extractor; ``only_missing`` retries just failed/new ones."""
+
+        async def one(chunk: ChunkInput) -> list[ChunkOutcome]:
+            outcomes = await asyncio.gather(*(self._extract(chunk, ex, only_missing) for ex in self.extractors))
+            if any(not o.skipped for o in outcomes):
+                self._embed_chunk(chunk)
+            if progress is not None:
+                for o in outcomes:
+                    progress(o)
+            return list(outcomes)
+
+        results = await asyncio.gather(*(one(c) for c in chunks))
+        return [o for group in results for o in group]
+
+    async def _extract(self, chunk: ChunkInput, extractor: Extractor, only_missing: bool) -> ChunkOutcome:
+        if only_missing and self.is_done(chunk.iri, extractor):
+            return ChunkOutcome(chunk.iri, extractor.component, skipped=True)
+        started = self._clock()
+        try:
+            async with self._limit:
+                extraction = await extractor.extract(chunk)
+        except (ModelError, InputError) as exc:
+            return ChunkOutcome(chunk.iri, extractor.component, error=f"{type(exc).__name__}: {exc}")
+        written = self._write(chunk, extractor, extraction, started)
+        self._embed_entities(chunk, extraction.entities)
+        return ChunkOutcome(chunk.iri, extractor.component, facts=len(extraction.facts),
+                            provenance_quads=written, dropped=extraction.dropped)
+
+    def _write(self, chunk: ChunkInput, extractor: Extractor, ex: Extraction, started: datetime) -> int:
+        sg = subgraph_for(chunk.iri, extractor)
+        prov = subgraph_quads(
+            sg, facts=ex.facts, chunk=chunk.iri, activity=activity_iri(sg.value), component=extractor.component,
+            version=extractor.version, started=started, llm_model=extractor.model_name, ontology=ex.ontology,
+        )
+        knowledge = [Quad(f.s, f.p, f.o) for f in ex.facts] + list(ex.labels)
+        removal = subgraph_removal(self.store, [sg], keep_facts=ex.facts)
+        self.store.apply(remove=removal, add=knowledge + prov)
+        return len(prov)
+
+    def _embed_entities(self, chunk: ChunkInput, entities: Sequence[EntityInfo]) -> None:
+        if self.embedder is None or self.entity_index is None or not entities:
+            return
+        ids = [e.iri.value for e in entities]
+        known = self.entity_index.get(ids)
+        payloads = []
+        for e in entities:
+            old = known.get(e.iri.value, {})
+            chunks = list(dict.fromkeys([*old.get("chunks", []), chunk.iri.value]))
+            definition = e.definition or old.get("definition")
+            payloads.append({"entity": e.iri.value, "label": e.label, "definition": definition, "chunks": chunks})
+        texts = [p["label"] + (f": {p['definition']}" if p["definition"] else "") for p in payloads]
+        self.entity_index.upsert(ids, self.embedder.embed(texts), payloads)
+
+    def _embed_chunk(self, chunk: ChunkInput) -> None:
+        if self.embedder is None or self.chunk_index is None:
+            return
+        payload = {"chunk": chunk.iri.value, "document": chunk.document.value}
+        self.chunk_index.upsert([chunk.iri.value], self.embedder.embed([chunk.text]), [payload])

@@ -1,0 +1,208 @@
+"""Get JSON out of what an LLM actually wrote.
+
+Handles: code fences (```json … ```), prose before or after the value, trailing commas, and
+JSON Lines (one object per line). Raises :class:`~provgraph.errors.MalformedOutput` with the raw
+text when no JSON value can be recovered.
+
+>>> parse_json('Sure! ```json\\n{"a": [1, 2,],}\\n``` Hope it helps.')
+{'a': [1, 2]}
+>>> parse_json('{"id": "a"}\\n{"id": "b"}')
+[{'id': 'a'}, {'id': 'b'}]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from provgraph.errors import MalformedOutput
+from provgraph.models.schema import schema_errors
+
+__all__ = ["parse_json", "parse_jsonl", "parse_validated", "JsonLines", "strip_trailing_commas"]
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
+_OPENERS = "{["
+_CLOSER = {"{": "}", "[": "]"}
+
+
+@dataclass(frozen=True, slots=True)
+class JsonLines:
+    """The JSON objects found one per line, and how many non-empty lines were not JSON objects."""
+
+    items: list[dict[str, Any]]
+    dropped: int
+
+
+def parse_json(text: str) -> Any:
+    """The JSON value in ``text``; several objects one per line become a list.
+
+    Raises :class:`MalformedOutput` (``raw`` = ``text``) when nothing parses.
+    """
+    if not text or not text.strip():
+        raise MalformedOutput("model output is empty: expected JSON", raw=text or "")
+    stripped = text.strip()
+    value, ok = _loads(stripped)
+    if ok:
+        return value
+    for match in _FENCE.finditer(text):
+        value, ok = _loads_region(match.group(2))
+        if ok:
+            return value
+    value, ok = _loads_region(text)
+    if ok:
+        return value
+    reason = "the JSON is cut off (unbalanced brackets)" if _looks_truncated(text) else "no JSON value found"
+    raise MalformedOutput(f"model output is not JSON: {reason}; output starts {_preview(text)}", raw=text)
+
+
+def parse_validated(text: str, schema: dict[str, Any], *, what: str) -> Any:
+    """:func:`parse_json`, then check against ``schema``; ``what`` names the model and schema in errors.
+
+    Raises :class:`MalformedOutput` (``raw`` = ``text``) when either step fails.
+    """
+    try:
+        data = parse_json(text)
+    except MalformedOutput as exc:
+        raise MalformedOutput(f"{what}: {exc}", raw=text) from exc
+    problems = schema_errors(data, schema)
+    if problems:
+        raise MalformedOutput(f"{what} does not match the schema: {'; '.join(problems[:5])}", raw=text)
+    return data
+
+
+def parse_jsonl(text: str) -> JsonLines:
+    """Objects from JSON Lines output (fences and prose lines tolerated); never raises.
+
+    A line holding a JSON array of objects contributes each object.
+    """
+    items: list[dict[str, Any]] = []
+    dropped = 0
+    body = "\n".join(m.group(2) for m in _FENCE.finditer(text)) or text
+    for line in body.splitlines():
+        line = line.strip().rstrip(",")
+        if not line or line.startswith("```"):
+            continue
+        value, ok = _loads(line)
+        if not ok:
+            found = _values(line)
+            value, ok = (found[0], True) if len(found) == 1 else (None, False)
+        if ok and isinstance(value, dict):
+            items.append(value)
+        elif ok and isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            items.extend(value)
+        else:
+            dropped += 1
+    return JsonLines(items, dropped)
+
+
+def strip_trailing_commas(text: str) -> str:
+    """Remove commas directly before ``}`` or ``]`` (outside strings)."""
+    out: list[str] = []
+    in_string = escaped = False
+    n = len(text)
+    for i, ch in enumerate(text):
+        if in_string:
+            out.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch == ",":
+            j = i + 1
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            if j < n and text[j] in "}]":
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _loads(text: str) -> tuple[Any, bool]:
+    for candidate in (text, strip_trailing_commas(text)):
+        try:
+            return json.loads(candidate), True
+        except ValueError:
+            continue
+    return None, False
+
+
+def _loads_region(text: str) -> tuple[Any, bool]:
+    """One value, or several objects (JSON Lines) as a list."""
+    value, ok = _loads(text.strip())
+    if ok:
+        return value, True
+    found = _values(text)
+    if len(found) == 1:
+        return found[0], True
+    if len(found) > 1 and all(isinstance(v, dict) for v in found):
+        return found, True
+    return (found[0], True) if found else (None, False)
+
+
+def _values(text: str) -> list[Any]:
+    """Every balanced top-level ``{…}``/``[…]`` in ``text`` that parses, left to right."""
+    found: list[Any] = []
+    i = 0
+    while i < len(text):
+        if text[i] not in _OPENERS:
+            i += 1
+            continue
+        end = _balanced_end(text, i)
+        if end is None:
+            if _looks_like_json_start(text, i):
+                break  # an unterminated value: what follows is a fragment of it, not an answer
+            i += 1
+            continue
+        value, ok = _loads(text[i : end + 1])
+        if ok:
+            found.append(value)
+            i = end + 1
+        else:
+            i += 1
+    return found
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    stack = [_CLOSER[text[start]]]
+    in_string = escaped = False
+    for i in range(start + 1, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in _OPENERS:
+            stack.append(_CLOSER[ch])
+        elif ch in "}]":
+            if ch != stack.pop():
+                return None
+            if not stack:
+                return i
+    return None
+
+
+def _looks_like_json_start(text: str, i: int) -> bool:
+    rest = text[i + 1 : i + 40].lstrip()
+    return bool(rest) and rest[0] in '"{['
+
+
+def _looks_truncated(text: str) -> bool:
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    return start >= 0 and _balanced_end(text, start) is None
+
+
+def _preview(text: str, size: int = 120) -> str:
+    flat = " ".join(text.split())
+    return repr(flat[:size] + ("…" if len(flat) > size else ""))

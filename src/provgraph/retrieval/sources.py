@@ -1,0 +1,86 @@
+"""Tracing edges and chunks to their sources (SPEC §7) with a bounded number of store queries.
+
+For edges: EVERY subgraph that contains the fact → its chunk → page or section → document, in
+one SPARQL query for all edges. For chunks: chunk → parent → document, in one query. Terms are
+inlined in ``VALUES`` in their canonical N-Triples form (validated and escaped), so they are data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from provgraph.events import Source
+from provgraph.rdf.terms import Iri, Literal, TripleTerm
+from provgraph.store.oxigraph import OxigraphStore
+
+__all__ = ["edge_sources", "chunk_sources"]
+
+_CHAIN = """
+    ?chunk a tg:Chunk ; tg:chunkIndex ?cidx ; tg:charOffset ?coff ; tg:charLength ?clen ;
+           prov:wasDerivedFrom ?parent .
+    OPTIONAL { ?parent a tg:Page ; tg:pageNumber ?pnum }
+    OPTIONAL { ?parent a tg:Section }
+    OPTIONAL { ?parent a tg:Section ; rdfs:label ?plabel }
+    OPTIONAL { ?parent prov:wasDerivedFrom ?pdoc }
+    BIND(COALESCE(?pdoc, ?parent) AS ?doc)
+    OPTIONAL { ?doc dc:title ?title }
+"""
+
+_EDGES = "SELECT ?t ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  VALUES ?t {{ {values} }}\n  GRAPH <urn:graph:source> {{\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
+_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  VALUES ?chunk {{ {values} }}\n  GRAPH <urn:graph:source> {{\n{chain}  }}\n}}"
+
+
+def _int(term: object) -> int:
+    return int(term.value) if isinstance(term, Literal) else 0
+
+
+def _source(row: dict, edge: TripleTerm | None) -> Source:
+    parent = row["parent"]
+    is_page = "pnum" in row
+    nested = "pdoc" in row
+    title = row["title"].value if "title" in row else row["doc"].value
+    return Source(
+        document=row["doc"].value,
+        title=title,
+        chunk=row["chunk"].value,
+        chunk_index=_int(row["cidx"]),
+        offset=_int(row["coff"]),
+        length=_int(row["clen"]),
+        page=parent.value if is_page else None,
+        page_number=_int(row["pnum"]) if is_page else None,
+        section=parent.value if nested and not is_page else None,
+        subgraph=row["sg"].value if "sg" in row else None,
+        edge=edge,
+    )
+
+
+def _sort_key(s: Source) -> tuple[str, int, int, int, str]:
+    return (s.title, s.page_number or 0, s.offset, s.chunk_index, s.subgraph or "")
+
+
+def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm]) -> dict[TripleTerm, list[Source]]:
+    """Every supporting source of each edge (one store query for all of them)."""
+    unique = list(dict.fromkeys(edges))
+    found: dict[TripleTerm, list[Source]] = {e: [] for e in unique}
+    if not unique:
+        return found
+    query = _EDGES.format(values=" ".join(str(e) for e in unique), chain=_CHAIN)
+    for row in store.select(query):
+        edge = row["t"]
+        if isinstance(edge, TripleTerm) and edge in found:
+            found[edge].append(_source(row, edge))
+    return {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
+
+
+def chunk_sources(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, Source]:
+    """Page/section and document of each chunk (one store query for all of them)."""
+    unique = list(dict.fromkeys(chunks))
+    if not unique:
+        return {}
+    query = _CHUNKS.format(values=" ".join(str(c) for c in unique), chain=_CHAIN)
+    out: dict[Iri, Source] = {}
+    for row in store.select(query):
+        chunk = row["chunk"]
+        if isinstance(chunk, Iri) and chunk not in out:
+            out[chunk] = _source(row, None)
+    return out

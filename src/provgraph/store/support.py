@@ -1,0 +1,97 @@
+"""Support sets: which quads to remove when subgraphs or whole documents go away (SPEC §4.2).
+
+A fact leaves the default graph only when no remaining subgraph contains it. These functions
+only READ the store and return the quads to remove, so callers can remove and add in one
+transaction (``store.apply``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from provgraph.rdf.terms import Iri, Quad, TripleTerm
+from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDF, RDFS, TG
+from provgraph.store.base import DEFAULT
+from provgraph.store.oxigraph import OxigraphStore
+
+__all__ = ["subgraph_removal", "document_nodes", "document_removal", "supporting_subgraphs"]
+
+
+def supporting_subgraphs(store: OxigraphStore, fact: TripleTerm) -> set[Iri]:
+    """Every subgraph that contains the fact: its support set."""
+    return {q.s for q in store.match(None, TG.contains, fact, g=GRAPH_SOURCE) if isinstance(q.s, Iri)}
+
+
+def _subject_quads(store: OxigraphStore, nodes: Iterable[Iri]) -> list[Quad]:
+    out: list[Quad] = []
+    for node in nodes:
+        out += store.match(node, None, None, g=GRAPH_SOURCE)
+    return out
+
+
+def subgraph_removal(store: OxigraphStore, subgraphs: Iterable[Iri], *, keep_facts: Iterable[TripleTerm] = ()) -> list[Quad]:
+    """Quads to remove so the subgraphs, their activities and their orphaned facts are gone.
+
+    Facts in ``keep_facts`` stay (they are about to be written again in the same transaction).
+    """
+    gone = set(subgraphs)
+    keep = set(keep_facts)
+    removal: list[Quad] = []
+    facts: set[TripleTerm] = set()
+    activities: set[Iri] = set()
+    for sg in gone:
+        for q in store.match(sg, None, None, g=GRAPH_SOURCE):
+            removal.append(q)
+            if q.p == TG.contains and isinstance(q.o, TripleTerm):
+                facts.add(q.o)
+            elif q.p == PROV.wasGeneratedBy and isinstance(q.o, Iri):
+                activities.add(q.o)
+    removal += _subject_quads(store, activities)
+    orphaned: list[Quad] = []
+    for fact in facts - keep:
+        if not (supporting_subgraphs(store, fact) - gone):
+            orphaned += store.match(fact.s, fact.p, fact.o, g=DEFAULT)
+    return removal + orphaned + _orphan_labels(store, orphaned, keep)
+
+
+def _orphan_labels(store: OxigraphStore, removed: list[Quad], keep: set[TripleTerm]) -> list[Quad]:
+    """Labels of entities and predicates that no remaining fact uses."""
+    gone = set(removed)
+    kept_terms = {t for f in keep for t in (f.s, f.p, f.o)}
+    terms = {t for q in removed for t in (q.s, q.p, q.o) if isinstance(t, Iri)} - kept_terms
+    out: list[Quad] = []
+    for term in terms:
+        uses = [q for pattern in ((term, None, None), (None, term, None), (None, None, term))
+                for q in store.match(*pattern, g=DEFAULT) if q.p != RDFS.label and q not in gone]  # type: ignore[arg-type]
+        if not uses:
+            out += store.match(term, RDFS.label, None, g=DEFAULT)
+    return out
+
+
+_TREE = """
+SELECT DISTINCT ?node WHERE { GRAPH <urn:graph:source> {
+  { ?node prov:wasDerivedFrom ?doc }
+  UNION { ?node prov:wasDerivedFrom/prov:wasDerivedFrom ?doc }
+  UNION { ?node prov:wasDerivedFrom/prov:wasDerivedFrom/prov:wasDerivedFrom ?doc }
+} }
+"""
+
+
+def document_nodes(store: OxigraphStore, document: Iri) -> set[Iri]:
+    """The document and everything derived from it: pages/sections, chunks, subgraphs."""
+    rows = store.select(_TREE, bind={"doc": document})
+    return {document} | {r["node"] for r in rows if isinstance(r.get("node"), Iri)}  # type: ignore[misc]
+
+
+def document_removal(store: OxigraphStore, document: Iri) -> list[Quad]:
+    """Quads to remove to delete a document: its tree, their activities, and facts it alone supports."""
+    nodes = document_nodes(store, document)
+    subgraphs = {n for n in nodes if store.count(n, RDF.type, TG.Subgraph, g=GRAPH_SOURCE)}
+    removal = subgraph_removal(store, subgraphs)
+    others = nodes - subgraphs
+    activities = {
+        q.o for q in _subject_quads(store, others) if q.p == PROV.wasGeneratedBy and isinstance(q.o, Iri)
+    }
+    # a decoder/chunker activity is shared by siblings of the same parent: all of them go with the document
+    removal += _subject_quads(store, others | activities)
+    return list(dict.fromkeys(removal))

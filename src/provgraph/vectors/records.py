@@ -1,0 +1,323 @@
+"""The records of one vector index: SQLite on disk, mirrored in memory for exact search.
+
+``records.sqlite`` holds ``meta`` (model, dimension, generation, next_key, ann_generation) and
+``records`` (integer key, id, payload JSON, float32 vector). Every write is one transaction and
+bumps ``generation``, which derived structures (the HNSW graph) compare against to know whether
+they are current. In memory: a float32 matrix, keys, ids and payloads by row (deleting a row
+moves the last row into its place), and postings ``field -> value -> keys`` of scalar payload
+values and list items, so filters find their records without scanning.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from provgraph.errors import IndexError_, InputError
+from provgraph.vectors.base import matches
+
+__all__ = ["RecordTable", "Written"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS records (
+    key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, payload TEXT NOT NULL, vector BLOB NOT NULL
+);
+"""
+
+
+class Written:
+    """What an upsert did: the keys written (in row order of the batch) and those replaced."""
+
+    __slots__ = ("keys", "replaced", "order")
+
+    def __init__(self, keys: list[int], replaced: list[int], order: list[int]) -> None:
+        self.keys = keys
+        self.replaced = replaced
+        self.order = order
+
+
+class RecordTable:
+    """Ids, payloads and unit vectors of one index, durable in SQLite. Not thread-safe by itself."""
+
+    def __init__(self, folder: Path, *, model: str, dimension: int) -> None:
+        if dimension <= 0:
+            raise IndexError_(f"vector index {folder}: dimension must be positive, got {dimension}")
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db: sqlite3.Connection | None = sqlite3.connect(
+                folder / "records.sqlite", check_same_thread=False, isolation_level=None
+            )
+            self._db.executescript("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;" + _SCHEMA)
+            meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.Error as exc:
+            raise IndexError_(f"vector index {folder}: cannot open: {exc}") from exc
+        if not meta:
+            meta = {"model": model, "dimension": str(dimension), "generation": "0", "next_key": "1"}
+            with self._transaction() as tx:
+                tx.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+        elif meta["model"] != model or int(meta["dimension"]) != dimension:
+            self._db.close()
+            raise IndexError_(
+                f"vector index {folder} was built with embedding model {meta['model']} ({meta['dimension']} dims),"
+                f" not {model} ({dimension} dims): use the same embedder, or delete the folder and re-index"
+            )
+        self.model: str = meta["model"]
+        self.dimension = int(meta["dimension"])
+        self.generation = int(meta["generation"])
+        self.ann_generation = int(meta.get("ann_generation", -1))
+        self._next_key = int(meta["next_key"])
+        self._load()
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        """Number of records."""
+        return self._n
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The unit vectors, one row per record (a view)."""
+        return self._matrix[: self._n]
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The integer keys, one per row (a view)."""
+        return self._keys[: self._n]
+
+    def row_of_id(self, record_id: str) -> int | None:
+        """The row holding ``record_id``."""
+        return self._row_of_id.get(record_id)
+
+    def row_of_key(self, key: int) -> int | None:
+        """The row holding ``key``."""
+        return self._row_of_key.get(key)
+
+    def record(self, row: int) -> tuple[str, dict[str, Any]]:
+        """Id and payload of ``row`` (the payload is a copy)."""
+        return self._ids[row], _copy(self._payloads[row])
+
+    def payload_matches(self, row: int, where: Mapping[str, Any] | None) -> bool:
+        """Whether ``row``'s payload satisfies ``where``."""
+        return matches(self._payloads[row], where)
+
+    def matching_rows(self, where: Mapping[str, Any]) -> list[int]:
+        """Rows whose payload satisfies ``where``, in row order (postings, else a scan)."""
+        payloads = self._payloads
+        candidates = self._candidate_keys(where)
+        if candidates is None:
+            return [r for r in range(self._n) if matches(payloads[r], where)]
+        rows = (self._row_of_key[k] for k in candidates)
+        return sorted(r for r in rows if matches(payloads[r], where))
+
+    def _candidate_keys(self, where: Mapping[str, Any]) -> set[int] | None:
+        """Keys that may match (a superset), or None when postings cannot tell."""
+        sets: list[set[int]] = []
+        for field, wanted in where.items():
+            values = wanted if isinstance(wanted, list) else [wanted]
+            for value in values:
+                if not isinstance(value, Hashable):
+                    return None
+                sets.append(self._postings.get(field, {}).get(value, set()))
+        if not sets:
+            return None
+        sets.sort(key=len)
+        return set(sets[0]).intersection(*sets[1:])
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def upsert(self, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[dict[str, Any]]) -> Written:
+        """Write ``ids`` (last of repeated ids wins) with unit vectors ``matrix``; one transaction."""
+        last = {record_id: i for i, record_id in enumerate(ids)}
+        order = sorted(last.values())
+        keys: list[int] = []
+        rows: list[tuple[int, str, str, bytes]] = []
+        next_key = self._next_key
+        for i in order:
+            row = self._row_of_id.get(ids[i])
+            if row is not None:
+                key = int(self._keys[row])
+            else:
+                key, next_key = next_key, next_key + 1
+            keys.append(key)
+            rows.append((key, ids[i], _dump(payloads[i], ids[i]), matrix[i].tobytes()))
+        with self._transaction() as tx:
+            tx.executemany("INSERT OR REPLACE INTO records (key, id, payload, vector) VALUES (?, ?, ?, ?)", rows)
+            generation = self._bump(tx, next_key=next_key)
+        self.generation, self._next_key = generation, next_key
+        replaced = [k for k, i in zip(keys, order) if ids[i] in self._row_of_id]
+        for key, i in zip(keys, order):
+            self._put(ids[i], key, matrix[i], payloads[i])
+        return Written(keys, replaced, order)
+
+    def remove(self, ids: Sequence[str]) -> list[int]:
+        """Remove the given (present) ids; one transaction. Returns their keys."""
+        keys = [int(self._keys[self._row_of_id[i]]) for i in ids]
+        if not keys:
+            return keys
+        with self._transaction() as tx:
+            tx.executemany("DELETE FROM records WHERE key = ?", [(k,) for k in keys])
+            generation = self._bump(tx)
+        self.generation = generation
+        for record_id, key in zip(ids, keys):
+            self._drop(record_id, key)
+        return keys
+
+    def set_ann_generation(self, generation: int) -> None:
+        """Record that the saved HNSW graph matches ``generation``."""
+        with self._transaction() as tx:
+            tx.execute("INSERT OR REPLACE INTO meta VALUES ('ann_generation', ?)", (str(generation),))
+        self.ann_generation = generation
+
+    def close(self) -> None:
+        """Close the database; idempotent."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._db is None
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        assert self._db is not None
+        rows = self._db.execute("SELECT key, id, payload, vector FROM records ORDER BY key").fetchall()
+        n = self._n = len(rows)
+        self._matrix = np.zeros((max(16, n), self.dimension), dtype=np.float32)
+        if n:
+            self._matrix[:n] = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(n, -1)
+        self._keys = np.zeros(len(self._matrix), dtype=np.int64)
+        self._keys[:n] = [r[0] for r in rows]
+        self._ids: list[str] = [r[1] for r in rows]
+        self._payloads: list[dict[str, Any]] = [json.loads(r[2]) for r in rows]
+        self._row_of_id = {record_id: i for i, record_id in enumerate(self._ids)}
+        self._row_of_key = {int(r[0]): i for i, r in enumerate(rows)}
+        self._postings: dict[str, dict[Hashable, set[int]]] = {}
+        for key, payload in zip(self._keys[:n].tolist(), self._payloads):
+            self._post(key, payload)
+
+    def _post(self, key: int, payload: Mapping[str, Any], *, remove: bool = False) -> None:
+        for field, value in _postable(payload):
+            values = self._postings.setdefault(field, {})
+            if remove:
+                keys = values.get(value)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del values[value]
+            else:
+                values.setdefault(value, set()).add(key)
+
+    def _put(self, record_id: str, key: int, vector: np.ndarray, payload: dict[str, Any]) -> None:
+        row = self._row_of_id.get(record_id)
+        if row is None:
+            if self._n == len(self._matrix):
+                self._matrix = np.concatenate([self._matrix, np.zeros_like(self._matrix)])
+                self._keys = np.concatenate([self._keys, np.zeros_like(self._keys)])
+            row = self._n
+            self._n += 1
+            self._ids.append(record_id)
+            self._payloads.append({})
+            self._row_of_id[record_id] = row
+            self._row_of_key[key] = row
+            self._keys[row] = key
+        else:
+            self._post(key, self._payloads[row], remove=True)
+        self._matrix[row] = vector
+        self._payloads[row] = _copy(dict(payload))
+        self._post(key, payload)
+
+    def _drop(self, record_id: str, key: int) -> None:
+        row = self._row_of_id.pop(record_id)
+        del self._row_of_key[key]
+        self._post(key, self._payloads[row], remove=True)
+        last = self._n - 1
+        if row != last:
+            moved_id, moved_key = self._ids[last], int(self._keys[last])
+            self._matrix[row] = self._matrix[last]
+            self._keys[row] = moved_key
+            self._ids[row] = moved_id
+            self._payloads[row] = self._payloads[last]
+            self._row_of_id[moved_id] = row
+            self._row_of_key[moved_key] = row
+        self._ids.pop()
+        self._payloads.pop()
+        self._n = last
+
+    def _transaction(self) -> _Transaction:
+        if self._db is None:
+            raise IndexError_(f"vector index {self.folder} is closed")
+        return _Transaction(self._db, self.folder)
+
+    def _bump(self, tx: sqlite3.Connection, *, next_key: int | None = None) -> int:
+        """Write the next generation (and key counter) in ``tx``; applied in memory after commit."""
+        generation = self.generation + 1
+        tx.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
+        if next_key is not None:
+            tx.execute("INSERT OR REPLACE INTO meta VALUES ('next_key', ?)", (str(next_key),))
+        return generation
+
+
+class _Transaction:
+    """``with`` block running one SQLite transaction; SQLite errors become IndexError_."""
+
+    def __init__(self, db: sqlite3.Connection, folder: Path) -> None:
+        self._db = db
+        self._folder = folder
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise IndexError_(f"vector index {self._folder}: cannot write: {exc}") from exc
+        return self._db
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc_type is None:
+            try:
+                self._db.execute("COMMIT")
+                return
+            except sqlite3.Error as error:
+                self._db.execute("ROLLBACK")
+                raise IndexError_(f"vector index {self._folder}: write failed: {error}") from error
+        self._db.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise IndexError_(f"vector index {self._folder}: write failed: {exc}") from exc
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (callers never share the index's own lists)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _postable(payload: Mapping[str, Any]) -> Iterator[tuple[str, Hashable]]:
+    """``(field, value)`` for each scalar value and each hashable list item of ``payload``."""
+    for field, value in payload.items():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, Hashable):
+                yield field, item
+
+
+def _dump(payload: dict[str, Any], record_id: str) -> str:
+    try:
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"payload of {record_id!r} is not JSON: {exc}") from exc

@@ -1,0 +1,71 @@
+"""The shipped default embedder and the optional sentence-transformers one."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import numpy as np
+import pytest
+
+from provgraph.errors import ConfigError
+from provgraph.models.base import Embedder
+from provgraph.models.embedders import DEFAULT_MODEL_DIR, Model2VecEmbedder, SentenceTransformerEmbedder, normalize_rows
+
+
+@pytest.fixture(scope="module")
+def default() -> Model2VecEmbedder:
+    return Model2VecEmbedder()
+
+
+def test_default_loads_offline_in_under_a_second() -> None:
+    import model2vec  # noqa: F401 - import cost is paid once per process, not per load
+
+    timings = []
+    for _ in range(2):  # best of two: a busy CI core should not decide the result
+        started = time.perf_counter()
+        embedder = Model2VecEmbedder()
+        timings.append(time.perf_counter() - started)
+    assert min(timings) < 1.0, f"loading took {min(timings):.2f} s"
+    assert isinstance(embedder, Embedder)
+    assert embedder.dimension == 256
+
+
+def test_similar_names_are_closer(default: Model2VecEmbedder) -> None:
+    curie, madame, eiffel = default.embed(["Marie Curie", "Madame Curie", "Eiffel Tower"])
+    assert float(curie @ madame) > float(curie @ eiffel)
+    assert float(curie @ madame) > 0.6
+
+
+def test_rows_are_unit_float32_and_batching_does_not_change_them(default: Model2VecEmbedder) -> None:
+    texts = [f"entity number {i}" for i in range(7)] + ["", "a much longer chunk of text " * 40]
+    whole = default.embed(texts)
+    assert whole.dtype == np.float32 and whole.shape == (9, 256)
+    norms = np.linalg.norm(whole, axis=1)
+    assert np.allclose(norms[norms > 0], 1.0, atol=1e-5)
+    small = Model2VecEmbedder(batch_size=2).embed(texts)
+    assert np.allclose(whole, small, atol=1e-6)
+
+
+def test_empty_input(default: Model2VecEmbedder) -> None:
+    assert default.embed([]).shape == (0, 256)
+
+
+def test_shipped_model_carries_its_notice_and_stays_small() -> None:
+    notice = (DEFAULT_MODEL_DIR / "NOTICE").read_text(encoding="utf-8")
+    assert "all-MiniLM-L6-v2" in notice and "Apache License, Version 2.0" in notice
+    size = sum(p.stat().st_size for p in DEFAULT_MODEL_DIR.iterdir())
+    assert size <= 16 * 1024 * 1024
+
+
+def test_normalize_rows_keeps_zero_rows() -> None:
+    out = normalize_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    assert out.dtype == np.float32
+    assert np.allclose(out, [[0.6, 0.8], [0.0, 0.0]])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is not None, reason="the [st] extra is installed")
+def test_sentence_transformers_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ConfigError, match=r"pip install 'provgraph\[st\]'"):
+        SentenceTransformerEmbedder()

@@ -1,0 +1,251 @@
+"""The on-disk vector index: exact and HNSW paths, filters, deletes, persistence, guards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from provgraph.errors import IndexError_, InputError
+from provgraph.layout import CollectionRef
+from provgraph.vectors import CHUNKS, ENTITIES, Hit, VectorIndex, matches, open_index, usearch_index
+from provgraph.vectors.usearch_index import UsearchIndex
+
+DIM = 256
+MODEL = "model2vec:minilm-l6-v2-m2v"
+
+
+def embedding_like(n: int, seed: int = 0, dim: int = DIM) -> np.ndarray:
+    """Random vectors with the low intrinsic dimension real embeddings have."""
+    rng = np.random.default_rng(seed)
+    latent = rng.standard_normal((n, 16)) @ rng.standard_normal((16, dim))
+    return (latent + 0.5 * rng.standard_normal((n, dim))).astype(np.float32)
+
+
+def unit(matrix: np.ndarray) -> np.ndarray:
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def exact_top(data: np.ndarray, query: np.ndarray, k: int, rows: list[int] | None = None) -> list[int]:
+    candidates = np.arange(len(data)) if rows is None else np.asarray(rows)
+    scores = unit(data[candidates]) @ (query / np.linalg.norm(query))
+    return [int(candidates[i]) for i in np.argsort(-scores)[:k]]
+
+
+def payload(i: int) -> dict[str, Any]:
+    return {"entity": f"urn:e:{i}", "doc": f"d{i % 10}", "chunks": [f"c{i % 7}", f"c{(i + 1) % 7}"]}
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Any:
+    idx = open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM)
+    yield idx
+    idx.close()
+
+
+def test_exact_search_is_cosine_best_first(index: UsearchIndex) -> None:
+    data = embedding_like(300)
+    index.upsert([f"e{i}" for i in range(300)], data, [payload(i) for i in range(300)])
+    assert isinstance(index, VectorIndex) and index.count() == 300
+    hits = index.search(data[42] * 3.0, 5)
+    assert [h.id for h in hits] == [f"e{i}" for i in exact_top(data, data[42], 5)]
+    assert hits[0] == Hit("e42", pytest.approx(1.0, abs=1e-5), payload(42))
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
+    second = int(hits[1].id[1:])
+    expected = float(unit(data[[42]])[0] @ unit(data[[second]])[0])
+    assert hits[1].score == pytest.approx(expected, abs=1e-5)
+    assert len(index.search(data[0], 1000)) == 300
+    assert index.search(data[0], 0) == []
+
+
+def test_ann_path_matches_exact_search(tmp_path: Path) -> None:
+    data = embedding_like(5000, seed=1)
+    queries = embedding_like(100, seed=2)
+    idx = open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM, exact_threshold=1000)
+    idx.upsert([f"e{i}" for i in range(5000)], data, [payload(i) for i in range(5000)])
+    found = 0
+    for query in queries:
+        hits = idx.search(query, 10)
+        assert len(hits) == 10 and all(a.score >= b.score - 1e-6 for a, b in zip(hits, hits[1:]))
+        found += len({h.id for h in hits} & {f"e{i}" for i in exact_top(data, query, 10)})
+    idx.close()
+    assert found / (10 * len(queries)) >= 0.98
+    assert (tmp_path / ENTITIES / "ann.usearch").is_file()
+
+
+def test_filters_exact_match_and_list_contains(index: UsearchIndex) -> None:
+    data = embedding_like(200, seed=3)
+    index.upsert([f"e{i}" for i in range(200)], data, [payload(i) for i in range(200)])
+    rows = [i for i in range(200) if i % 10 == 3 and i % 7 in (2, 1)]
+    hits = index.search(data[0], 50, where={"doc": "d3", "chunks": "c2"})
+    assert [h.id for h in hits] == [f"e{i}" for i in exact_top(data, data[0], 50, rows)]
+    both = index.search(data[0], 50, where={"chunks": ["c2", "c3"]})
+    assert {h.id for h in both} == {f"e{i}" for i in range(200) if i % 7 == 2}
+    assert index.search(data[0], 5, where={"missing": "x"}) == []
+    assert index.search(data[0], 5, where={"doc": "nowhere"}) == []
+
+
+@pytest.mark.parametrize("wanted", ["d3", "rare"], ids=["broad-filter", "selective-filter"])
+def test_filters_on_the_ann_path(tmp_path: Path, wanted: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(usearch_index, "SELECTIVE", 100)  # "d3" (300 records) goes through the graph
+    data = embedding_like(3000, seed=4)
+    payloads = [{"doc": f"d{i % 10}" if i % 100 else "rare"} for i in range(3000)]
+    idx = open_index(tmp_path, CHUNKS, model=MODEL, dimension=DIM, exact_threshold=500)
+    idx.upsert([f"c{i}" for i in range(3000)], data, payloads)
+    rows = [i for i, p in enumerate(payloads) if p["doc"] == wanted]
+    hits = idx.search(data[5], 10, where={"doc": wanted})
+    idx.close()
+    assert len(hits) == 10 and all(h.payload["doc"] == wanted for h in hits)
+    expected = {f"c{i}" for i in exact_top(data, data[5], 10, rows)}
+    assert len({h.id for h in hits} & expected) >= 9
+
+
+def test_filter_far_from_the_query_falls_back_to_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(usearch_index, "SELECTIVE", 10)
+    data = embedding_like(3000, seed=12)
+    far = set(exact_top(data, -data[0], 300))  # the records least like the query
+    payloads = [{"side": "far" if i in far else "near"} for i in range(3000)]
+    idx = open_index(tmp_path, CHUNKS, model=MODEL, dimension=DIM, exact_threshold=500)
+    idx.upsert([f"c{i}" for i in range(3000)], data, payloads)
+    hits = idx.search(data[0], 10, where={"side": "far"})
+    idx.close()
+    assert [h.id for h in hits] == [f"c{i}" for i in exact_top(data, data[0], 10, sorted(far))]
+
+
+def test_matches_semantics() -> None:
+    record = {"doc": "d1", "chunks": ["a", "b"], "n": 3}
+    assert matches(record, None) and matches(record, {})
+    assert matches(record, {"doc": "d1", "chunks": "a", "n": 3})
+    assert matches(record, {"chunks": ["b", "a"]})
+    assert not matches(record, {"chunks": ["a", "z"]})
+    assert not matches(record, {"doc": ["d1"]})
+    assert not matches(record, {"other": None})
+
+
+def test_get_returns_payload_copies_of_present_ids(index: UsearchIndex) -> None:
+    index.upsert(["a", "b"], embedding_like(2, seed=14), [{"chunks": ["c1"]}, {"chunks": []}])
+    found = index.get(["b", "missing", "a"])
+    assert found == {"a": {"chunks": ["c1"]}, "b": {"chunks": []}}
+    found["a"]["chunks"].append("mutated")
+    assert index.get(["a"]) == {"a": {"chunks": ["c1"]}}
+
+
+def test_upsert_replaces_same_id(index: UsearchIndex) -> None:
+    data = embedding_like(20, seed=5)
+    index.upsert([f"e{i}" for i in range(10)], data[:10], [payload(i) for i in range(10)])
+    index.upsert(["e3", "e3", "new"], data[[15, 16, 17]], [{"v": 1}, {"v": 2}, {"v": 3}])
+    assert index.count() == 11
+    top = index.search(data[16], 1)[0]
+    assert (top.id, top.payload) == ("e3", {"v": 2})
+    assert all(h.id != "e3" for h in index.search(data[3], 11) if h.score > 0.999)
+
+
+def test_filters_follow_replaced_and_deleted_payloads(index: UsearchIndex) -> None:
+    data = embedding_like(6, seed=13)
+    index.upsert([f"e{i}" for i in range(6)], data, [{"doc": "a", "chunks": ["x"]}] * 6)
+    index.upsert(["e0"], data[[0]], [{"doc": "b", "chunks": ["y", "z"]}])
+    index.delete(["e5"])
+    assert {h.id for h in index.search(data[0], 10, where={"doc": "a"})} == {"e1", "e2", "e3", "e4"}
+    assert [h.id for h in index.search(data[1], 10, where={"doc": "b", "chunks": ["z", "y"]})] == ["e0"]
+    assert index.search(data[0], 10, where={"chunks": "x", "doc": "b"}) == []
+    assert [h.id for h in index.search(data[0], 10, where={"doc": "b", "chunks": []})] == ["e0"]
+    assert index.delete_where({"chunks": "x"}) == 4 and index.count() == 1
+
+
+def test_delete_and_delete_where(index: UsearchIndex) -> None:
+    data = embedding_like(50, seed=6)
+    index.upsert([f"e{i}" for i in range(50)], data, [payload(i) for i in range(50)])
+    assert index.delete(["e1", "e2", "e2", "unknown"]) == 2
+    assert index.count() == 48
+    assert {h.id for h in index.search(data[1], 48)}.isdisjoint({"e1", "e2"})
+    assert index.delete_where({"doc": "d5"}) == 5
+    assert index.delete_where({}) == 0
+    assert index.count() == 43
+    remaining = {h.id for h in index.search(data[0], 100)}
+    assert remaining == {f"e{i}" for i in range(50) if i not in (1, 2) and i % 10 != 5}
+    assert index.search(data[49], 1)[0].id == "e49"
+
+
+def test_persistence_across_reopen_on_both_paths(tmp_path: Path) -> None:
+    data = embedding_like(1500, seed=7)
+    query = embedding_like(1, seed=8)[0]
+    for threshold in (100_000, 1000):
+        folder = tmp_path / str(threshold)
+        with open_index(folder, ENTITIES, model=MODEL, dimension=DIM, exact_threshold=threshold) as idx:
+            idx.upsert([f"e{i}" for i in range(1500)], data, [payload(i) for i in range(1500)])
+            idx.delete(["e0"])
+            before = idx.search(query, 10, where={"doc": "d4"})
+        with open_index(folder, ENTITIES, model=MODEL, dimension=DIM, exact_threshold=threshold) as idx:
+            assert idx.count() == 1499
+            assert idx.search(query, 10, where={"doc": "d4"}) == before
+            idx.upsert(["late"], query[None, :], [{"doc": "d4"}])
+        with open_index(folder, ENTITIES, model=MODEL, dimension=DIM, exact_threshold=threshold) as idx:
+            assert idx.search(query, 1)[0].id == "late"
+
+
+def test_a_stale_graph_is_not_trusted(tmp_path: Path) -> None:
+    data = embedding_like(1200, seed=9)
+    first = open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM, exact_threshold=1000)
+    first.upsert([f"e{i}" for i in range(1100)], data[:1100], [{}] * 1100)
+    first.flush()
+    first.upsert([f"e{i}" for i in range(1100, 1200)], data[1100:], [{}] * 100)  # written, graph not saved
+    second = open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM, exact_threshold=1000)
+    try:
+        assert second.count() == 1200
+        assert second.search(data[1150], 1)[0].id == "e1150"
+    finally:
+        second.close()
+        first.close()
+
+
+def test_collections_are_isolated(tmp_path: Path) -> None:
+    one = CollectionRef(tmp_path, "alice", "one").vectors_dir
+    two = CollectionRef(tmp_path, "alice", "two").vectors_dir
+    data = embedding_like(5, seed=10)
+    with (
+        open_index(one, ENTITIES, model=MODEL, dimension=DIM) as a,
+        open_index(two, ENTITIES, model=MODEL, dimension=DIM) as b,
+    ):
+        a.upsert([f"e{i}" for i in range(5)], data, [{}] * 5)
+        assert (a.count(), b.count()) == (5, 0)
+        assert b.search(data[0], 3) == []
+        with open_index(one, CHUNKS, model=MODEL, dimension=DIM) as chunks:
+            assert chunks.count() == 0
+
+
+def test_model_and_dimension_are_fixed_at_creation(tmp_path: Path) -> None:
+    open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM).close()
+    with pytest.raises(
+        IndexError_, match=f"built with embedding model {MODEL} \\(256 dims\\), not openai:nomic \\(256"
+    ):
+        open_index(tmp_path, ENTITIES, model="openai:nomic", dimension=DIM)
+    with pytest.raises(IndexError_, match=r"\(256 dims\), not model2vec:minilm-l6-v2-m2v \(384 dims\)"):
+        open_index(tmp_path, ENTITIES, model=MODEL, dimension=384)
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        with pytest.raises(IndexError_, match="256-dim vectors of model2vec:minilm-l6-v2-m2v; got shape \\(2, 384\\)"):
+            idx.upsert(["a", "b"], np.ones((2, 384), dtype=np.float32), [{}, {}])
+        with pytest.raises(IndexError_, match="got shape"):
+            idx.search(np.ones(3), 1)
+        assert idx.count() == 0
+
+
+def test_bad_input_writes_nothing(index: UsearchIndex, tmp_path: Path) -> None:
+    vectors = embedding_like(2, seed=11)
+    with pytest.raises(InputError, match="as many ids, vectors and payloads"):
+        index.upsert(["a"], vectors, [{}, {}])
+    with pytest.raises(InputError, match="payload of 'b' is not JSON"):
+        index.upsert(["a", "b"], vectors, [{}, {"when": object()}])
+    index.upsert([], np.zeros((0, DIM), dtype=np.float32), [])
+    assert index.count() == 0
+    with pytest.raises(InputError, match="invalid vector index name"):
+        open_index(tmp_path, "../escape", model=MODEL, dimension=DIM)
+
+
+def test_closed_index_refuses_writes(tmp_path: Path) -> None:
+    idx = open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM)
+    idx.close()
+    idx.close()
+    with pytest.raises(IndexError_, match="is closed"):
+        idx.upsert(["a"], embedding_like(1), [{}])
