@@ -1,14 +1,14 @@
-# provgraph — `make test` installs everything into .venv and runs the whole suite.
+# provgraph — `make test` installs everything into .venv and runs the whole suite;
+# `make demo` installs and runs the product on the sample corpus, offline.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test install bench clean
+.PHONY: test demo install bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
@@ -17,8 +17,11 @@ install: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
+demo: $(STAMP)
+	$(PY) scripts/demo.py
+
 bench: $(STAMP)
-	$(PY) bench/store.py
+	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

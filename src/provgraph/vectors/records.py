@@ -118,6 +118,11 @@ class RecordTable:
         rows = (self._row_of_key[k] for k in candidates)
         return sorted(r for r in rows if matches(payloads[r], where))
 
+    def candidate_count(self, where: Mapping[str, Any]) -> int | None:
+        """An upper bound on the records matching ``where`` from postings, or None if unknown."""
+        candidates = self._candidate_keys(where)
+        return None if candidates is None else len(candidates)
+
     def _candidate_keys(self, where: Mapping[str, Any]) -> set[int] | None:
         """Keys that may match (a superset), or None when postings cannot tell."""
         sets: list[set[int]] = []

@@ -113,16 +113,21 @@ class UsearchIndex:
             records = self._records
             if k <= 0 or records.n == 0:
                 return []
-            rows = records.matching_rows(where) if where else None
-            if rows is not None and not rows:
+            if not where:
+                if records.n < self._exact_threshold:
+                    return self._exact(query[0], k, None)
+                self._ensure_ann()
+                return self._ann_search(query[0], k, None, fetch=min(records.n, k)) or []
+            bound = records.candidate_count(where)
+            if bound == 0:
                 return []
-            if records.n < self._exact_threshold or (rows is not None and len(rows) <= SELECTIVE):
-                return self._exact(query[0], k, rows)
+            if records.n < self._exact_threshold or bound is None or bound <= SELECTIVE:
+                return self._exact(query[0], k, records.matching_rows(where))
             self._ensure_ann()
-            share = 1.0 if rows is None else len(rows) / records.n
-            hits = self._ann_search(query[0], k, where, fetch=min(records.n, int(2 * k / share) + k))
+            fetch = min(records.n, int(2 * k * records.n / bound) + k)
+            hits = self._ann_search(query[0], k, where, fetch=fetch)
             if hits is None:  # the graph's neighbourhood held too few matches
-                hits = self._exact(query[0], k, rows)
+                hits = self._exact(query[0], k, records.matching_rows(where))
             return hits
 
     def get(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
