@@ -4,7 +4,7 @@ Per (chunk, extractor) everything is written in ONE store transaction that also 
 previous subgraph of the same (chunk, component, version, model) and the facts only it
 supported, so re-extraction replaces instead of duplicating. A failing model call marks the
 chunk failed for that extractor and writes nothing for it; other chunks go on. Entity and chunk
-vectors are written after the quads of their chunk.
+vectors are written after the quads of their chunk, in batches (and at the end of a run).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 from datetime import datetime, timezone
 
 from provgraph.errors import InputError, ModelError
@@ -69,6 +70,7 @@ class ExtractionPipeline:
         entity_index: VectorIndex | None = None,
         chunk_index: VectorIndex | None = None,
         concurrency: int = 4,
+        batch_size: int = 256,
         clock: Clock = _utcnow,
     ) -> None:
         if concurrency < 1:
@@ -79,6 +81,9 @@ class ExtractionPipeline:
         self.entity_index = entity_index
         self.chunk_index = chunk_index
         self._limit = asyncio.Semaphore(concurrency)
+        self.batch_size = batch_size
+        self._entities: dict[str, dict[str, Any]] = {}
+        self._chunks: dict[str, tuple[dict[str, str], str]] = {}
         self._clock = clock
 
     def is_done(self, chunk: Iri, extractor: Extractor) -> bool:
@@ -103,7 +108,10 @@ class ExtractionPipeline:
                     progress(o)
             return list(outcomes)
 
-        results = await asyncio.gather(*(one(c) for c in chunks))
+        try:
+            results = await asyncio.gather(*(one(c) for c in chunks))
+        finally:
+            self._flush_vectors()  # vectors follow the quads of their chunks, batched
         return [o for group in results for o in group]
 
     async def _extract(self, chunk: ChunkInput, extractor: Extractor, only_missing: bool) -> ChunkOutcome:
@@ -134,19 +142,36 @@ class ExtractionPipeline:
     def _embed_entities(self, chunk: ChunkInput, entities: Sequence[EntityInfo]) -> None:
         if self.embedder is None or self.entity_index is None or not entities:
             return
-        ids = [e.iri.value for e in entities]
-        known = self.entity_index.get(ids)
-        payloads = []
+        new = [e for e in entities if e.iri.value not in self._entities]
+        known = self.entity_index.get([e.iri.value for e in new]) if new else {}
         for e in entities:
-            old = known.get(e.iri.value, {})
+            key = e.iri.value
+            old = self._entities.get(key) or known.get(key, {})
             chunks = list(dict.fromkeys([*old.get("chunks", []), chunk.iri.value]))
             definition = e.definition or old.get("definition")
-            payloads.append({"entity": e.iri.value, "label": e.label, "definition": definition, "chunks": chunks})
-        texts = [p["label"] + (f": {p['definition']}" if p["definition"] else "") for p in payloads]
-        self.entity_index.upsert(ids, self.embedder.embed(texts), payloads)
+            self._entities[key] = {"entity": key, "label": e.label, "definition": definition, "chunks": chunks}
+        if len(self._entities) >= self.batch_size:
+            self._flush_vectors()
 
     def _embed_chunk(self, chunk: ChunkInput) -> None:
         if self.embedder is None or self.chunk_index is None:
             return
-        payload = {"chunk": chunk.iri.value, "document": chunk.document.value}
-        self.chunk_index.upsert([chunk.iri.value], self.embedder.embed([chunk.text]), [payload])
+        self._chunks[chunk.iri.value] = ({"chunk": chunk.iri.value, "document": chunk.document.value}, chunk.text)
+        if len(self._chunks) >= self.batch_size:
+            self._flush_vectors()
+
+    def _flush_vectors(self) -> None:
+        """Embed and upsert what is buffered, in one batch per index."""
+        if self.embedder is None:
+            return
+        if self._entities and self.entity_index is not None:
+            ids = list(self._entities)
+            payloads = [self._entities[i] for i in ids]
+            texts = [p["label"] + (f": {p['definition']}" if p["definition"] else "") for p in payloads]
+            self.entity_index.upsert(ids, self.embedder.embed(texts), payloads)
+        if self._chunks and self.chunk_index is not None:
+            ids = list(self._chunks)
+            self.chunk_index.upsert(ids, self.embedder.embed([self._chunks[i][1] for i in ids]),
+                                    [self._chunks[i][0] for i in ids])
+        self._entities.clear()
+        self._chunks.clear()
