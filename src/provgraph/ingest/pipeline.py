@@ -31,6 +31,7 @@ from provgraph.store.support import document_removal
 __all__ = ["LoadResult", "DocumentLoader", "CHUNKER", "decoder_component"]
 
 CHUNKER = "chunker"
+_BULK_FROM = 20_000  # quads; below this one transaction is fast enough
 _DECODERS = {"application/pdf": "pdf-decoder", "text/markdown": "markdown-decoder", "text/html": "html-decoder"}
 
 
@@ -109,9 +110,14 @@ class DocumentLoader:
             self.librarian.remove(doc.value)
         self.librarian.add(plan.records)
         try:
-            self.store.apply(remove=removal, add=plan.quads)
+            if removal or len(plan.quads) < _BULK_FROM:
+                self.store.apply(remove=removal, add=plan.quads)
+            else:  # a large new document: the bulk path, undone below if it fails part-way
+                self.store.bulk_add(plan.quads)
         except Exception:
             self.librarian.remove(doc.value)
+            if not removal:
+                self.store.apply(remove=document_removal(self.store, doc))
             raise
         pages = sum(1 for p in decoded.parts if p.kind == "page")
         return LoadResult(doc, title, status, pages, len(decoded.parts) - pages, tuple(plan.chunks), decoded.warnings)

@@ -1,6 +1,8 @@
-"""Content-addressed blob files: ``<dir>/blobs/ab/cdef…`` named by the SHA-256 of the bytes.
+"""Content-addressed blobs named by the SHA-256 of their bytes; equal bytes are stored once.
 
-Equal bytes are stored once. Files are written to a temporary name and renamed into place, so
+Small blobs (pages, chunks, answers: up to ``INLINE_LIMIT`` bytes) live in the librarian's SQLite
+table ``blobs``, inside the caller's transaction, so thousands of chunks cost no file each. Larger
+ones are files ``<dir>/blobs/ab/cdef…``, written to a temporary name and renamed into place, so
 a reader never sees a half-written blob. Deciding when a blob is unused is the caller's job.
 """
 
@@ -8,12 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from provgraph.errors import StoreError
 
-__all__ = ["BlobStore", "sha256_hex"]
+__all__ = ["BlobStore", "sha256_hex", "INLINE_LIMIT", "BLOB_TABLE"]
+
+INLINE_LIMIT = 256 * 1024
+BLOB_TABLE = "CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, data BLOB NOT NULL);"
 
 
 def sha256_hex(data: bytes) -> str:
@@ -22,10 +29,16 @@ def sha256_hex(data: bytes) -> str:
 
 
 class BlobStore:
-    """Blob files under ``root`` (created when missing)."""
+    """Blobs in the ``blobs`` table of ``conn()`` (small) or as files under ``root`` (large)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, conn: Callable[[], sqlite3.Connection], *, inline_limit: int = INLINE_LIMIT) -> None:
         self.root = root
+        self._conn = conn
+        self.inline_limit = inline_limit
+
+    def _inline(self, digest: str) -> bytes | None:
+        row = self._conn().execute("SELECT data FROM blobs WHERE digest = ?", (digest,)).fetchone()
+        return None if row is None else bytes(row[0])
 
     def path(self, digest: str) -> Path:
         """Where the blob ``digest`` lives."""
@@ -33,11 +46,17 @@ class BlobStore:
 
     def has(self, digest: str) -> bool:
         """Whether the blob ``digest`` is stored."""
-        return self.path(digest).is_file()
+        return self._inline(digest) is not None or self.path(digest).is_file()
 
     def put(self, data: bytes, digest: str | None = None) -> tuple[str, bool]:
-        """Store ``data``; returns its digest and whether a new file was written."""
+        """Store ``data``; returns its digest and whether a new FILE was written.
+
+        Small blobs go into the table within the caller's transaction (a rollback undoes them).
+        """
         digest = digest or sha256_hex(data)
+        if len(data) <= self.inline_limit:
+            self._conn().execute("INSERT OR IGNORE INTO blobs (digest, data) VALUES (?, ?)", (digest, data))
+            return digest, False
         target = self.path(digest)
         if target.is_file():
             return digest, False
@@ -53,6 +72,9 @@ class BlobStore:
 
     def get(self, digest: str) -> bytes:
         """The bytes of blob ``digest``; :class:`StoreError` if missing or damaged."""
+        inline = self._inline(digest)
+        if inline is not None:
+            return inline
         target = self.path(digest)
         try:
             data = target.read_bytes()
@@ -64,6 +86,7 @@ class BlobStore:
 
     def delete(self, digest: str) -> None:
         """Delete blob ``digest`` if present (and its folder when it becomes empty)."""
+        self._conn().execute("DELETE FROM blobs WHERE digest = ?", (digest,))
         target = self.path(digest)
         try:
             target.unlink(missing_ok=True)

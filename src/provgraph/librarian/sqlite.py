@@ -1,7 +1,7 @@
-"""The embedded librarian: SQLite metadata plus content-addressed blob files.
+"""The embedded librarian: SQLite metadata plus content-addressed blobs.
 
-    <dir>/librarian.sqlite3     one row per record (WAL mode)
-    <dir>/blobs/ab/cdef…        content and text bytes, named by SHA-256, stored once
+    <dir>/librarian.sqlite3     one row per record (WAL mode); small blobs in its table ``blobs``
+    <dir>/blobs/ab/cdef…        larger content and text bytes, named by SHA-256, stored once
 
 A record's content and its text are both blobs; when the text is the content decoded as
 UTF-8 (pages, chunks, answers, text documents) they are the same blob. Writers serialise on
@@ -24,7 +24,7 @@ from typing import Any
 
 from provgraph.errors import InputError, NotFound, StoreError, StoreUnavailable
 from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
-from provgraph.librarian.blobs import BlobStore, sha256_hex
+from provgraph.librarian.blobs import BLOB_TABLE, INLINE_LIMIT, BlobStore, sha256_hex
 
 __all__ = ["SqliteLibrarian", "DB_NAME"]
 
@@ -51,7 +51,7 @@ CREATE INDEX IF NOT EXISTS records_parent ON records(parent_id, number);
 CREATE INDEX IF NOT EXISTS records_kind ON records(kind, created);
 CREATE INDEX IF NOT EXISTS records_content ON records(content_hash);
 CREATE INDEX IF NOT EXISTS records_text ON records(text_hash);
-"""
+""" + BLOB_TABLE
 _COLUMNS = (
     "id, kind, parent_id, title, mime_type, metadata, tags, size, content_hash, text_hash, created,"
     " number, char_offset, char_length"
@@ -110,9 +110,9 @@ class _Prepared:
 class SqliteLibrarian:
     """The embedded librarian in folder ``path`` (created when missing). Thread-safe."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, inline_limit: int = INLINE_LIMIT) -> None:
         self.path = Path(path)
-        self._blobs = BlobStore(self.path / "blobs")
+        self._blobs = BlobStore(self.path / "blobs", self._conn, inline_limit=inline_limit)
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         try:

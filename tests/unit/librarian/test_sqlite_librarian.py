@@ -47,7 +47,7 @@ def blob_files(root: Path) -> set[str]:
 
 @pytest.fixture
 def lib(tmp_path: Path) -> Iterator[SqliteLibrarian]:
-    librarian = SqliteLibrarian(tmp_path / "lib")
+    librarian = SqliteLibrarian(tmp_path / "lib", inline_limit=0)  # every blob a file: file behaviour under test
     yield librarian
     librarian.close()
 
@@ -314,3 +314,24 @@ def test_child_of_an_outdated_parent_is_refused(lib: SqliteLibrarian) -> None:
         " same batch"
     )
     assert lib.get(DOC).title == "Curie notes" and len(lib.list()) == 6
+
+
+def test_small_blobs_live_in_sqlite_and_roll_back_with_the_batch(tmp_path: Path) -> None:
+    lib = SqliteLibrarian(tmp_path / "small", inline_limit=100)
+    lib.add(tree())
+    big = "x" * 101
+    lib.add([NewRecord(id="urn:a:big", kind="answer", content=big)])
+    assert blob_files(tmp_path / "small") == {sha(big.encode())}  # only the large one is a file
+    for rec in tree():  # small texts read back from the table
+        assert lib.text(rec.id) == rec.text
+    with pytest.raises(InputError):
+        lib.add([NewRecord(id="urn:a:new", kind="answer", content="fresh"),
+                 NewRecord(id="urn:c:bad", kind="chunk", content="zz", parent_id=DOC, number=1, offset=0, length=2)])
+    assert not lib.exists("urn:a:new")
+    db = sqlite3.connect(tmp_path / "small" / "librarian.sqlite3")
+    assert db.execute("SELECT COUNT(*) FROM blobs WHERE digest = ?", (sha(b"fresh"),)).fetchone()[0] == 0
+    lib.remove(DOC)
+    lib.remove("urn:a:big")
+    assert db.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 0
+    assert blob_files(tmp_path / "small") == set()
+    lib.close()
