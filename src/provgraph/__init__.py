@@ -1,4 +1,24 @@
-"""provgraph: explainable knowledge-graph RAG in RDF 1.2 and PROV-O."""
+"""provgraph: explainable knowledge-graph RAG in RDF 1.2 and PROV-O.
+
+Every fact traces to the text it came from, and every answer to the facts it used.
+``Provgraph`` is the Python API (see :mod:`provgraph.session`); ``provgraph`` is the CLI.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+__all__ = ["__version__", "Provgraph", "Answer"]
+
+if TYPE_CHECKING:
+    from provgraph.session import Answer, Provgraph
+
+
+def __getattr__(name: str) -> Any:
+    # lazy, so `import provgraph.rdf` does not load the whole stack
+    if name in ("Provgraph", "Answer"):
+        from provgraph import session
+
+        return getattr(session, name)
+    raise AttributeError(f"module 'provgraph' has no attribute {name!r}")

@@ -96,6 +96,7 @@ class Settings(BaseSettings):
     max_path_length: int = 2
     edge_score_limit: int = 30
     edge_limit: int = 25
+    min_similarity: float = Field(0.3, description="no-LLM edge selection: least question-edge similarity")
     doc_limit: int = 5
     max_iterations: int = 10
 

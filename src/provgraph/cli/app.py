@@ -35,7 +35,9 @@ def _register() -> None:
         "config_cmd",
         "ingest_cmds",
         "documents_cmds",
+        "rag_cmds",
         "traces_cmds",
+        "ask_cmds",
     ):
         importlib.import_module(f"provgraph.cli.{name}").register(app)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import glob
 import json
 from collections import Counter
 from pathlib import Path
@@ -16,35 +15,13 @@ from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from, 
 from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.extract.base import ChunkInput
 from provgraph.extract.pipeline import ChunkOutcome, ExtractionPipeline
-from provgraph.ingest.decoders import SUFFIXES
+from provgraph.ingest.paths import expand_paths
 from provgraph.ingest.pipeline import DocumentLoader, LoadResult
 from provgraph.rdf.ids import document_iri
 from provgraph.rdf.terms import Iri
 from provgraph.runtime import Runtime
 
-__all__ = ["register", "expand_paths"]
-
-
-def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
-    """Files from paths, globs and folders (recursively, supported types only); plus one error per bad path."""
-    files: list[Path] = []
-    errors: list[str] = []
-    for raw in paths:
-        matches = sorted(glob.glob(raw, recursive=True)) if glob.has_magic(raw) else [raw]
-        if not matches:
-            errors.append(f"{raw}: no file matches")
-        for m in matches:
-            p = Path(m)
-            if p.is_dir():
-                found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES)
-                if not found:
-                    errors.append(f"{p}: folder has no supported files ({', '.join(sorted(SUFFIXES))})")
-                files += found
-            elif p.exists():
-                files.append(p)
-            else:
-                errors.append(f"{p}: no such file")
-    return list(dict.fromkeys(files)), errors
+__all__ = ["register"]
 
 
 def _progress() -> Progress:

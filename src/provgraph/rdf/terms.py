@@ -118,7 +118,9 @@ class Literal:
         if when.tzinfo is None:
             raise InputError("times must be timezone-aware")
         utc = when.astimezone(timezone.utc).replace(tzinfo=None)
-        return cls(utc.isoformat(timespec="milliseconds") + "Z", datatype=XSD_DATETIME)
+        # canonical lexical form (as stores give it back): fraction without trailing zeros
+        text = utc.isoformat(timespec="microseconds").rstrip("0").rstrip(".")
+        return cls(text + "Z", datatype=XSD_DATETIME)
 
     def to_python(self) -> str | int | float | datetime:
         """The value as a Python object for the known datatypes, else the lexical form."""

@@ -16,18 +16,16 @@ from provgraph.store.oxigraph import OxigraphStore
 __all__ = ["edge_sources", "chunk_sources"]
 
 _CHAIN = """
-    ?chunk a tg:Chunk ; tg:chunkIndex ?cidx ; tg:charOffset ?coff ; tg:charLength ?clen ;
-           prov:wasDerivedFrom ?parent .
-    OPTIONAL { ?parent a tg:Page ; tg:pageNumber ?pnum }
-    OPTIONAL { ?parent a tg:Section }
-    OPTIONAL { ?parent a tg:Section ; rdfs:label ?plabel }
+    ?chunk tg:chunkIndex ?cidx ; tg:charOffset ?coff ; tg:charLength ?clen ; prov:wasDerivedFrom ?parent .
+    OPTIONAL { ?parent tg:pageNumber ?pnum }
     OPTIONAL { ?parent prov:wasDerivedFrom ?pdoc }
     BIND(COALESCE(?pdoc, ?parent) AS ?doc)
     OPTIONAL { ?doc dc:title ?title }
 """
 
-_EDGES = "SELECT ?t ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  VALUES ?t {{ {values} }}\n  GRAPH <urn:graph:source> {{\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
-_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  VALUES ?chunk {{ {values} }}\n  GRAPH <urn:graph:source> {{\n{chain}  }}\n}}"
+# VALUES inside the GRAPH block, so the engine starts from the given terms
+_EDGES = "SELECT ?t ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?t {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
+_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
 
 
 def _int(term: object) -> int:

@@ -10,7 +10,7 @@ from provgraph.rdf.vocab import TG
 from tests.unit.provenance.helpers import nq
 
 T = datetime(2026, 3, 13, 10, 0, tzinfo=timezone.utc)
-T_LIT = '"2026-03-13T10:00:00.000Z"^^dt'
+T_LIT = '"2026-03-13T10:00:00Z"^^dt'
 SG, CHUNK, ACT = Iri("urn:sg:1"), Iri("urn:chunk:c"), Iri("urn:act:1")
 S = "@urn:graph:source"
 AGENT = "<https://trustgraph.ai/agent/kg-extract-relationships>"

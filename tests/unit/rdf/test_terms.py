@@ -42,7 +42,8 @@ def test_typed_constructors_and_values() -> None:
     assert Literal.double(0.5).to_python() == 0.5
     when = datetime(2026, 3, 13, 11, 0, tzinfo=timezone(timedelta(hours=1)))
     lit = Literal.timestamp(when)
-    assert lit.value == "2026-03-13T10:00:00.000Z"
+    assert lit.value == "2026-03-13T10:00:00Z"
+    assert Literal.timestamp(when.replace(microsecond=250000)).value == "2026-03-13T10:00:00.25Z"
     assert lit.to_python() == when
     with pytest.raises(InputError, match="timezone-aware"):
         Literal.timestamp(datetime(2026, 1, 1))

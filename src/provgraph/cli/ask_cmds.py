@@ -1,0 +1,266 @@
+"""The ``document-rag`` and ``agent`` commands.
+
+The answer streams to stdout, citations after it; ``-x`` prints each explain step on stderr as it
+arrives (SPEC §8 style, sub-traces indented); ``-v`` (agent) prints thoughts, actions and
+observations on stderr; ``--format json`` prints every event as a JSON line (SPEC §6 wire form).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from enum import Enum
+
+import typer
+
+from provgraph import errors
+from provgraph.agent.tools import Tool
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, exit_code_for, settings_from
+from provgraph.cli.rag_cmds import citation_lines, explain_lines, source_line
+from provgraph.cli.render import truncate
+from provgraph.config import Settings
+from provgraph.errors import ConfigError
+from provgraph.events import (
+    Action,
+    AnswerPiece,
+    ErrorMessage,
+    Event,
+    Explain,
+    Final,
+    Observation,
+    Thought,
+    to_json,
+)
+from provgraph.rdf.terms import Iri, Literal, Term
+from provgraph.rdf.vocab import RDF, TG
+from provgraph.retrieval.sources import chunk_sources
+from provgraph.runtime import Runtime
+from provgraph.store.oxigraph import OxigraphStore
+
+__all__ = ["register", "document_rag", "agent", "ExplainPrinter"]
+
+
+class OutFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _values(ev: Explain, predicate: Iri) -> list[Term]:
+    subject = Iri(ev.explain_id)
+    return [q.o for q in ev.triples if q.s == subject and q.p == predicate]
+
+
+def _text(ev: Explain, predicate: Iri) -> str | None:
+    found = _values(ev, predicate)
+    return found[0].value if found and isinstance(found[0], Literal) else None
+
+
+def _is_graph_rag(ev: Explain) -> bool:
+    return ev.explain_id.startswith(("urn:trustgraph:question:", "urn:trustgraph:prov:"))
+
+
+class ExplainPrinter:
+    """Prints explain steps in the style of SPEC §8 (``  [question] <iri>`` + details), one call per step.
+
+    GraphRAG steps (an agent's ``knowledge-query`` sub-traces) are shown as ``graph-rag -x`` shows
+    them; a sub-trace's steps are indented one level more than the trace that asked.
+    """
+
+    def __init__(self, echo: Callable[[str], None], store: OxigraphStore) -> None:
+        self.echo = echo
+        self.store = store
+        self.root: str | None = None
+
+    def __call__(self, ev: Explain) -> None:
+        if self.root is None:
+            self.root = ev.explain_id
+        pad = "" if ev.explain_id.startswith(self.root) else "    "
+        if _is_graph_rag(ev):
+            lines = explain_lines(ev, self.store)
+        else:
+            lines = [f"  [{ev.step}] {ev.explain_id}", *(f"    {line}" for line in self._details(ev))]
+        for line in lines:
+            self.echo(pad + line)
+
+    def _details(self, ev: Explain) -> list[str]:
+        out: list[str] = []
+        query = _text(ev, TG.query)
+        if query is not None:
+            out.append(f"Query: {truncate(query, 200)}")
+        chunks = [c for c in _values(ev, TG.selectedChunk) if isinstance(c, Iri)]
+        count = _text(ev, TG.chunkCount)
+        if count is not None:
+            out.append(f"Chunks retrieved: {count}")
+        elif chunks:
+            out.append(f"Cited {len(chunks)} chunk(s)")
+        if chunks:
+            found = chunk_sources(self.store, chunks)
+            out += [f"  Source: {source_line(found[c]) if c in found else c.value}" for c in chunks]
+        for label, predicate in (("Thought", TG.thought), ("Action", TG.action), ("Arguments", TG.arguments),
+                                 ("Observation", TG.observation), ("Answer", TG.answer),
+                                 ("Termination", TG.terminationReason)):
+            value = _text(ev, predicate)
+            if value is not None:
+                out.append(f"{label}: {truncate(value, 200)}")
+        if TG.Error in _values(ev, RDF.type):
+            out.append("(error)")
+        return out
+
+
+def _error_code(ev: ErrorMessage) -> int:
+    """The exit code of the error class the stream reported (1 for anything else)."""
+    cls = getattr(errors, ev.type, None)
+    if isinstance(cls, type) and issubclass(cls, errors.ProvgraphError):
+        return exit_code_for(cls(ev.message))
+    return 1
+
+
+async def _drive(events: AsyncIterator[Event], *, fmt: OutFormat, explain: ExplainPrinter | None,
+                 verbose: bool, streaming: bool) -> int:
+    """Render the event stream; returns the exit code (0, or the error's)."""
+    out = lambda text, nl=True: typer.echo(text, nl=nl)  # noqa: E731
+    err = lambda text: typer.echo(text, err=True)  # noqa: E731
+    pieces: list[str] = []
+    code = 0
+    async for ev in events:  # read to the end, so the stream closes itself (and its MCP servers)
+        if fmt is OutFormat.json:
+            out(json.dumps(to_json(ev), ensure_ascii=False))
+            if isinstance(ev, ErrorMessage):
+                code = _error_code(ev)
+            continue
+        if isinstance(ev, Explain):
+            if explain is not None:
+                explain(ev)
+        elif isinstance(ev, AnswerPiece):
+            pieces.append(ev.text)
+            if streaming and ev.text:
+                out(ev.text, nl=False)
+        elif isinstance(ev, Thought) and verbose:
+            err(f"[{ev.step}] Thought: {ev.text}")
+        elif isinstance(ev, Action) and verbose:
+            err(f"[{ev.step}] Action: {ev.name} {json.dumps(ev.arguments, ensure_ascii=False)}")
+        elif isinstance(ev, Observation) and verbose:
+            err(f"[{ev.step}] Observation{' (error)' if ev.error else ''}: {truncate(ev.text, 300)}")
+        elif isinstance(ev, ErrorMessage):
+            if streaming and pieces:
+                out("")
+            err(f"error: {ev.message}")
+            code = _error_code(ev)
+        elif isinstance(ev, Final):
+            out("" if streaming else ev.answer)
+            _citations(ev, out)
+            for warning in ev.warnings:
+                err(f"warning: {warning}")
+    return code
+
+
+def _citations(final: Final, out: Callable[[str], None]) -> None:
+    """Marked citations as ``graph-rag`` prints them; unmarked sources (an agent's) one per line."""
+    lines = citation_lines(final.sources)
+    lines += [f"{source_line(s)}, chars {s.offset}–{s.offset + s.length}" for s in final.sources if not s.marker]
+    if lines:
+        out("")
+        for line in lines:
+            out(line)
+
+
+def _run(events: Callable[[], AsyncIterator[Event]], rt: Runtime, *, fmt: OutFormat,
+         explain: ExplainPrinter | None, verbose: bool, streaming: bool) -> None:
+    """Drive the stream in one event loop, close the LLM there, exit with the stream's code."""
+
+    async def main() -> int:
+        try:
+            return await _drive(events(), fmt=fmt, explain=explain, verbose=verbose, streaming=streaming)
+        finally:
+            if rt.llm is not None:
+                await rt.llm.aclose()
+
+    code = asyncio.run(main())
+    if code:
+        raise typer.Exit(code)
+
+
+def document_rag(
+    ctx: typer.Context,
+    question: str = typer.Option(..., "-q", "--question", help="The question to answer."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
+    streaming: bool = typer.Option(True, "--streaming/--no-streaming", help="Print the answer as it streams."),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="text, or json (one event per line)."),
+    doc_limit: int = typer.Option(None, "--doc-limit", min=1, help="Chunks retrieved (default from settings)."),
+) -> None:
+    """Answer from the most similar chunks, citing them; extractive (cited sentences) without an LLM.
+
+    Example: provgraph document-rag -q "Who discovered polonium?" -x
+    """
+    from provgraph.retrieval.document_rag import DocumentRag
+
+    settings = settings_from(ctx, collection=collection, user=user, doc_limit=doc_limit)
+    with Runtime(settings, create=False) as rt:
+        engine = DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, rt.llm,
+                             doc_limit=settings.doc_limit)
+        printer = ExplainPrinter(_stderr, rt.store) if explainable else None
+        _run(lambda: engine.ask(question), rt, fmt=fmt, explain=printer, verbose=False, streaming=streaming)
+
+
+def _stderr(text: str) -> None:
+    typer.echo(text, err=True)
+
+
+def _builtin_tools(rt: Runtime, settings: Settings) -> list[Tool]:
+    """``knowledge-query`` (GraphRAG), ``document-query`` (Document RAG) and ``text-completion``."""
+    from provgraph.agent.tools import TextCompletionTool, document_query, knowledge_query
+    from provgraph.retrieval.document_rag import DocumentRag
+    from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+
+    assert rt.llm is not None
+    graph_rag = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, rt.llm,
+                         GraphRagParams.from_settings(settings))
+    doc_rag = DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, rt.llm, doc_limit=settings.doc_limit)
+    return [knowledge_query(graph_rag), document_query(doc_rag), TextCompletionTool(rt.llm)]
+
+
+def agent(
+    ctx: typer.Context,
+    question: str = typer.Option(..., "-q", "--question", help="The question to answer."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Print thoughts, actions and observations on stderr."),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="text, or json (one event per line)."),
+    max_iterations: int = typer.Option(None, "--max-iterations", min=1,
+                                       help="Think/act/observe rounds at most (default from settings)."),
+) -> None:
+    """Answer with a ReAct agent over knowledge-query, document-query, text-completion and MCP tools.
+
+    Needs an LLM (PROVGRAPH_LLM_BASE_URL, PROVGRAPH_LLM_MODEL); MCP servers come from mcp_servers.
+
+    Example: provgraph agent -q "When was the Radium Institute founded?" -v -x
+    """
+    from provgraph.agent.mcp import McpTools, parse_servers
+    from provgraph.agent.react import NO_LLM_MESSAGE, Agent
+
+    settings = settings_from(ctx, collection=collection, user=user, max_iterations=max_iterations)
+    servers = parse_servers(settings.mcp_servers)
+    with Runtime(settings, create=False) as rt:
+        if rt.llm is None:
+            raise ConfigError(NO_LLM_MESSAGE)
+        builtin = _builtin_tools(rt, settings)
+
+        async def events() -> AsyncIterator[Event]:
+            async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
+                runner = Agent(rt.store, rt.librarian, rt.llm, [*builtin, *mcp.tools],
+                               max_iterations=settings.max_iterations, collection=settings.collection)
+                async for ev in runner.ask(question):
+                    yield ev
+
+        printer = ExplainPrinter(_stderr, rt.store) if explainable else None
+        _run(events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``document-rag`` and ``agent`` to the app."""
+    app.command("document-rag")(document_rag)
+    app.command("agent")(agent)

@@ -1,0 +1,183 @@
+"""The ``graph-rag`` command: the answer on stdout as it streams, each explained step on stderr.
+
+The command consumes the same event stream as the library API (:class:`GraphRag.ask`). With
+``-x`` every trace step is printed to stderr in SPEC §8's format as it arrives; the focus step's
+edges are shown with their labels, reasoning and sources (looked up in one batch each).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from enum import Enum
+
+import typer
+
+from provgraph import errors
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, exit_code_for, settings_from
+from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
+from provgraph.rdf.terms import Literal, Quad, TripleTerm
+from provgraph.rdf.vocab import TG
+from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+from provgraph.retrieval.labels import LabelCache
+from provgraph.retrieval.sources import edge_sources
+from provgraph.runtime import Runtime
+from provgraph.store.oxigraph import OxigraphStore
+
+__all__ = ["register", "graph_rag", "explain_lines", "citation_lines", "source_line"]
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _limit(flag: str, what: str) -> typer.models.OptionInfo:
+    return typer.Option(None, flag, min=1, help=f"{what} (default from settings).")
+
+
+def source_line(src: Source) -> str:
+    """``Chunk i → Page n → <title>`` (``Chunk i → <title>`` without pages)."""
+    page = f" → Page {src.page_number}" if src.page_number is not None else ""
+    return f"Chunk {src.chunk_index}{page} → {src.title}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _values(quads: Sequence[Quad], p: object) -> list[str]:
+    return [q.o.value for q in quads if q.p == p and isinstance(q.o, Literal)]
+
+
+def _focus_lines(event: Explain, store: OxigraphStore) -> list[str]:
+    selections: dict[str, dict[str, object]] = {}
+    for q in event.triples:
+        if q.p in (TG.edge, TG.reasoning):
+            entry = selections.setdefault(q.s.value, {})  # type: ignore[union-attr]
+            entry["edge" if q.p == TG.edge else "reason"] = q.o
+    ordered = sorted(selections.items(), key=lambda kv: int(kv[0].rsplit(":", 1)[-1]))
+    edges = [e["edge"] for _, e in ordered if isinstance(e.get("edge"), TripleTerm)]
+    labels = LabelCache(store)
+    labels.resolve(t for e in edges for t in (e.s, e.p, e.o))  # type: ignore[union-attr]
+    found = edge_sources(store, edges)  # type: ignore[arg-type]
+    lines = [f"    Focused on {len(ordered)} edge(s)"]
+    for _, entry in ordered:
+        edge = entry.get("edge")
+        if not isinstance(edge, TripleTerm):
+            continue
+        names = ", ".join(_one_line(labels.label(t)) for t in (edge.s, edge.p, edge.o))
+        lines.append(f"      Edge: ({names})")
+        reason = entry.get("reason")
+        if isinstance(reason, Literal):
+            lines.append(f"        Reason: {_one_line(reason.value)}")
+        lines += [f"        Source: {source_line(src)}" for src in found.get(edge, [])]
+    return lines
+
+
+def explain_lines(event: Explain, store: OxigraphStore) -> list[str]:
+    """The SPEC §8 ``-x`` lines of one step."""
+    lines = [f"  [{event.step}] {event.explain_id}"]
+    quads = event.triples
+    if event.step == "question":
+        lines += [f"    Query: {_one_line(v)}" for v in _values(quads, TG.query)]
+    elif event.step == "grounding":
+        lines.append(f"    Concepts: {', '.join(_values(quads, TG.concept))}")
+    elif event.step == "exploration":
+        counts = [q.o.value for q in quads if q.p == TG.edgeCount and isinstance(q.o, Literal)]
+        lines.append(f"    Edges explored: {counts[0] if counts else 0}")
+    elif event.step == "focus":
+        lines += _focus_lines(event, store)
+    return lines
+
+
+def citation_lines(sources: Sequence[Source]) -> list[str]:
+    """One line per citation marker: ``[n] title, page p, chars a–b``."""
+    seen: dict[str, str] = {}
+    for src in sources:
+        if src.marker and src.marker not in seen:
+            page = f", page {src.page_number}" if src.page_number is not None else ""
+            seen[src.marker] = f"{src.marker} {src.title}{page}, chars {src.offset}–{src.offset + src.length}"
+    return [seen[m] for m in sorted(seen, key=lambda m: int(m.strip("[]")) if m.strip("[]").isdigit() else 0)]
+
+
+def _error_code(event: ErrorMessage) -> int:
+    cls = getattr(errors, event.type, None)
+    if isinstance(cls, type) and issubclass(cls, errors.ProvgraphError):
+        return exit_code_for(cls(event.message))
+    return 1
+
+
+async def _run(rt: Runtime, params: GraphRagParams, question: str, *, explainable: bool, streaming: bool,
+               fmt: OutputFormat) -> int:
+    llm = rt.llm
+    rag = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, llm, params)
+    code = 0
+    try:
+        async for event in rag.ask(question):
+            code = _show(event, rt.store, explainable=explainable, streaming=streaming, fmt=fmt)
+    finally:
+        if llm is not None:
+            await llm.aclose()
+    return code
+
+
+def _show(event: Event, store: OxigraphStore, *, explainable: bool, streaming: bool, fmt: OutputFormat) -> int:
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(to_json(event), ensure_ascii=False))
+    elif isinstance(event, Explain) and explainable:
+        typer.echo("\n".join(explain_lines(event, store)), err=True)
+    elif isinstance(event, AnswerPiece) and streaming:
+        typer.echo(event.text, nl=event.end_of_stream)  # the answer's line ends with the stream
+    elif isinstance(event, Final):
+        if not streaming:
+            typer.echo(event.answer)
+        citations = citation_lines(event.sources)
+        if citations:
+            typer.echo("\n" + "\n".join(citations))
+    if isinstance(event, Final):
+        for warning in event.warnings:
+            typer.echo(f"warning: {warning}", err=True)
+    if isinstance(event, ErrorMessage):
+        if fmt is OutputFormat.text:
+            typer.echo(f"error: {event.message}", err=True)
+        return _error_code(event)
+    return 0
+
+
+def graph_rag(
+    ctx: typer.Context,
+    question: str = typer.Option(..., "-q", "--question", help="The question to answer."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
+    streaming: bool = typer.Option(True, "--streaming/--no-streaming", help="Print the answer as it streams."),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
+    entity_limit: int = _limit("--entity-limit", "Seed entities taken from the entity index"),
+    triple_limit: int = _limit("--triple-limit", "Edges per term and direction in the walk"),
+    max_subgraph_size: int = _limit("--max-subgraph-size", "Edges explored in all"),
+    max_path_length: int = _limit("--max-path-length", "Hops from the seed entities"),
+    edge_score_limit: int = _limit("--edge-score-limit", "Edges kept by the similarity pre-filter"),
+    edge_limit: int = _limit("--edge-limit", "Edges selected at most"),
+    grounding: bool = typer.Option(False, "--grounding", help="Ask the LLM for the question's concepts first."),
+) -> None:
+    """Answer a question from the knowledge graph; -x explains each step on stderr as it happens.
+
+    Example: provgraph graph-rag -q "Who discovered polonium?" -x
+    """
+    settings = settings_from(
+        ctx, collection=collection, user=user, entity_limit=entity_limit, triple_limit=triple_limit,
+        max_subgraph_size=max_subgraph_size, max_path_length=max_path_length, edge_score_limit=edge_score_limit,
+        edge_limit=edge_limit,
+    )
+    params = GraphRagParams.from_settings(settings, grounding=grounding)
+    with Runtime(settings, create=False) as rt:
+        code = asyncio.run(_run(rt, params, question, explainable=explainable, streaming=streaming, fmt=fmt))
+    if code:
+        raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``graph-rag`` to the app."""
+    app.command("graph-rag")(graph_rag)

@@ -1,0 +1,32 @@
+"""Turning what a user names (files, globs, folders) into the files to load."""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+from provgraph.ingest.decoders import SUFFIXES
+
+__all__ = ["expand_paths"]
+
+
+def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
+    """Files from paths, globs and folders (recursively, supported types only); plus one error per bad path."""
+    files: list[Path] = []
+    errors: list[str] = []
+    for raw in paths:
+        matches = sorted(glob.glob(raw, recursive=True)) if glob.has_magic(raw) else [raw]
+        if not matches:
+            errors.append(f"{raw}: no file matches")
+        for m in matches:
+            p = Path(m)
+            if p.is_dir():
+                found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES)
+                if not found:
+                    errors.append(f"{p}: folder has no supported files ({', '.join(sorted(SUFFIXES))})")
+                files += found
+            elif p.exists():
+                files.append(p)
+            else:
+                errors.append(f"{p}: no such file")
+    return list(dict.fromkeys(files)), errors

@@ -1,0 +1,232 @@
+"""Document RAG (SPEC §5.2): question → nearest chunks → an answer that cites them, explained.
+
+Each step is written to ``urn:graph:retrieval`` as it completes and streamed as an ``Explain``:
+question → exploration (the chunks, in rank order) → answer pieces → synthesis → ``Final``.
+With an LLM the answer is generated in one streamed call from the chunks' texts, each shown
+with an id (``[1]``, ``[2]``…) the answer cites; the synthesis records the cited chunks.
+Without an LLM the answer is extractive: the sentences of the retrieved chunks most similar to
+the question, each with its chunk's marker (``… in 1898 [2].``, as GraphRAG's extractive answers). Any failure ends the stream with one
+``ErrorMessage``; the steps already written stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+import numpy as np
+
+from provgraph.errors import InputError
+from provgraph.events import AnswerPiece, ErrorMessage, Event, Final, Source
+from provgraph.extract.nlp import split_sentences
+from provgraph.extract.nlp_sentences import is_terminated
+from provgraph.librarian.base import Librarian, NewRecord
+from provgraph.models.base import ChatModel, Embedder, Message, system, user
+from provgraph.provenance.common import LlmCall
+from provgraph.provenance.doc_rag import docrag_exploration_quads, docrag_question_quads
+from provgraph.provenance.graph_rag import synthesis_quads
+from provgraph.rdf.ids import (
+    docrag_answer_iri,
+    docrag_exploration_iri,
+    docrag_question_iri,
+    docrag_synthesis_iri,
+    new_session_id,
+)
+from provgraph.rdf.terms import Iri
+from provgraph.retrieval.sources import chunk_sources
+from provgraph.retrieval.synthesis import with_marker
+from provgraph.retrieval.trace import TraceWriter, UsageTally
+from provgraph.store.oxigraph import OxigraphStore
+from provgraph.vectors.base import VectorIndex
+
+__all__ = ["DocumentRag", "Passage", "cited_markers", "NO_PASSAGES", "EMPTY_ANSWER", "EXTRACT_SENTENCES"]
+
+NO_PASSAGES = "No passage in this collection matches the question."
+"""The answer when the chunk index returns nothing (no LLM is asked)."""
+
+EMPTY_ANSWER = "No answer: the model returned an empty response for the retrieved passages."
+
+EXTRACT_SENTENCES = 3
+"""How many sentences an extractive (no-LLM) answer keeps."""
+
+_CITATION = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
+
+_SYSTEM = (
+    "You answer a question using only the numbered passages you are given. After each statement, "
+    "cite the passages that support it with their ids in square brackets, like [1] or [2][3]. "
+    "Cite only ids that appear in the list. If the passages do not answer the question, say so."
+)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A retrieved chunk shown to the answerer: rank (1-based, its marker number), IRI, text, score."""
+
+    rank: int
+    chunk: Iri
+    text: str
+    score: float
+
+    @property
+    def marker(self) -> str:
+        """The citation marker, e.g. ``[1]``."""
+        return f"[{self.rank}]"
+
+
+def cited_markers(answer: str, count: int) -> tuple[list[int], list[int]]:
+    """The passage numbers an answer cites (first-cited first) and the invented ones (out of 1..count).
+
+    >>> cited_markers("Radium glows [2]. It was found in 1898 [1, 2][7].", 3)
+    ([2, 1], [7])
+    """
+    cited: list[int] = []
+    invented: list[int] = []
+    for group in _CITATION.findall(answer):
+        for part in group.split(","):
+            n = int(part)
+            target = cited if 1 <= n <= count else invented
+            if n not in target:
+                target.append(n)
+    return cited, invented
+
+
+def _prompt(question: str, passages: Sequence[Passage]) -> list[Message]:
+    shown = "\n\n".join(f"{p.marker} {p.text.strip()}" for p in passages)
+    return [system(_SYSTEM), user(f"Passages:\n\n{shown}\n\nQuestion: {question}")]
+
+
+class DocumentRag:
+    """Answers questions from the chunk index; see the module docstring.
+
+    ``llm=None`` is the no-LLM mode (extractive answers). ``clock`` gives the question's start time.
+    """
+
+    def __init__(
+        self,
+        store: OxigraphStore,
+        librarian: Librarian,
+        embedder: Embedder,
+        chunk_index: VectorIndex,
+        llm: ChatModel | None,
+        *,
+        doc_limit: int = 5,
+        clock: Callable[[], datetime] = _utcnow,
+    ) -> None:
+        self.store = store
+        self.librarian = librarian
+        self.embedder = embedder
+        self.chunk_index = chunk_index
+        self.llm = llm
+        self.doc_limit = doc_limit
+        self.clock = clock
+        self.trace = TraceWriter(store)
+
+    async def ask(
+        self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
+    ) -> AsyncIterator[Event]:
+        """Stream the explained answer to ``question``; ends with one ``Final`` or one ``ErrorMessage``.
+
+        ``informed_by`` links this trace's question to an agent question that asked it.
+        """
+        sid = session_id or new_session_id()
+        try:
+            async for event in self._run(question, sid, informed_by):
+                yield event
+        except Exception as exc:  # noqa: BLE001 - the stream reports every failure as one message
+            yield ErrorMessage(type=type(exc).__name__, message=str(exc) or type(exc).__name__, session_id=sid)
+
+    async def _run(self, question: str, sid: str, informed_by: Iri | None) -> AsyncIterator[Event]:
+        if not question.strip():
+            raise InputError("the question is empty")
+        q = docrag_question_iri(sid)
+        started = self.clock()
+        yield self.trace.step("question", q, docrag_question_quads(q, query=question, started=started,
+                                                                    informed_by=informed_by))
+        query_vector = self.embedder.embed([question])[0]
+        passages = self._retrieve(query_vector)
+        x = docrag_exploration_iri(sid)
+        yield self.trace.step("exploration", x, docrag_exploration_quads(x, question=q,
+                                                                         chunks=[p.chunk for p in passages]))
+        tally = UsageTally()
+        warnings: list[str] = []
+        call: LlmCall | None = None
+        if not passages:
+            answer, cited = NO_PASSAGES, []
+            warnings.append("no chunk matched the question")
+            yield AnswerPiece(text=answer, end_of_stream=True)
+        elif self.llm is not None:
+            stream = self.llm.stream(_prompt(question, passages))
+            async for piece in stream:
+                yield AnswerPiece(text=piece)
+            assert stream.usage is not None
+            call = tally.add(stream.usage)
+            answer = stream.text.strip()
+            if not answer:
+                answer = EMPTY_ANSWER
+                warnings.append("synthesis: the model returned an empty answer")
+                yield AnswerPiece(text=answer)
+            yield AnswerPiece(text="", end_of_stream=True)
+            numbers, invented = cited_markers(answer, len(passages))
+            if invented:
+                warnings.append("ignored citation(s) of unknown passage(s): " + ", ".join(f"[{n}]" for n in invented))
+            if not numbers:
+                warnings.append("the answer cites no passage")
+            cited = [passages[n - 1] for n in numbers]
+        else:
+            answer, cited = self._extract(query_vector, passages)
+            yield AnswerPiece(text=answer, end_of_stream=True)
+        document = docrag_answer_iri(sid)
+        self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
+        a = docrag_synthesis_iri(sid)
+        yield self.trace.step("synthesis", a, synthesis_quads(
+            a, question=q, derived_from=x, document=document, content=answer, llm=call,
+            cited=[p.chunk for p in cited],
+        ))
+        yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages),
+                    usage=tally.total(), warnings=tuple(warnings))
+
+    def _retrieve(self, query_vector: np.ndarray) -> list[Passage]:
+        """The top chunks whose text the librarian has, ranked 1..n."""
+        hits = self.chunk_index.search(query_vector, self.doc_limit) if self.doc_limit > 0 else []
+        ids = [h.payload.get("chunk", h.id) for h in hits]
+        texts = self.librarian.texts(ids, missing_ok=True)
+        found = [(Iri(i), texts[i], h.score) for i, h in zip(ids, hits) if i in texts]
+        return [Passage(rank, chunk, text, score) for rank, (chunk, text, score) in enumerate(found, start=1)]
+
+    def _extract(self, query_vector: np.ndarray, passages: Sequence[Passage]) -> tuple[str, list[Passage]]:
+        """The best sentences (by similarity to the question), each citing its chunk: ``… in 1898 [2].``"""
+        found = [(" ".join(s.text.split()), p) for p in passages for s in split_sentences(p.text)]
+        found = [(text, p) for text, p in found if text]
+        prose = [(text, p) for text, p in found if is_terminated(text)]
+        candidates = prose or found  # headings only when there is nothing else
+        if not candidates:
+            return NO_PASSAGES, []
+        scores = self.embedder.embed([s for s, _ in candidates]) @ query_vector
+        order = np.argsort(-scores, kind="stable")
+        chosen: list[tuple[str, Passage]] = []
+        seen: set[str] = set()
+        for i in order:
+            text, passage = candidates[int(i)]
+            if text not in seen:
+                seen.add(text)
+                chosen.append((text, passage))
+            if len(chosen) == EXTRACT_SENTENCES:
+                break
+        answer = " ".join(with_marker(text, passage.marker) for text, passage in chosen)
+        return answer, list({passage.rank: passage for _, passage in chosen}.values())
+
+    def _sources(self, passages: Sequence[Passage]) -> tuple[Source, ...]:
+        """Each passage traced to page/section and document, with its marker (one store query)."""
+        found = chunk_sources(self.store, [p.chunk for p in passages])
+        out = []
+        for p in passages:
+            source = found.get(p.chunk)
+            if source is not None:
+                out.append(replace(source, marker=p.marker))
+        return tuple(out)

@@ -1,0 +1,274 @@
+"""GraphRAG with query-time explainability (SPEC §5.1): one async stream of events per question.
+
+Steps, each written to ``urn:graph:retrieval`` AS IT COMPLETES and yielded at once:
+question → [grounding] → exploration → focus → answer pieces → synthesis → final. Any failure
+yields one :class:`~provgraph.events.ErrorMessage` and ends the stream; the steps already
+written stay. With an LLM it is called at most three times (grounding, edge selection,
+synthesis); without one (``llm=None``) edges are chosen by embedding similarity and the answer
+is extractive, cited sentences of the supporting chunks.
+
+Example::
+
+    rag = GraphRag(store, librarian, embedder, entity_index, llm=None)
+    async for event in rag.ask("Who discovered polonium?"):
+        ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from provgraph.config import Settings
+from provgraph.errors import InputError
+from provgraph.events import AnswerPiece, ErrorMessage, Event, Final
+from provgraph.librarian.base import Librarian, NewRecord
+from provgraph.models.base import ChatModel, Embedder, Usage, system, user
+from provgraph.provenance.common import LlmCall
+from provgraph.provenance.graph_rag import (
+    EdgeChoice,
+    exploration_quads,
+    focus_quads,
+    grounding_quads,
+    question_quads,
+    synthesis_quads,
+)
+from provgraph.rdf import ids
+from provgraph.rdf.terms import Iri
+from provgraph.retrieval.edge_select import (
+    LabelledEdge,
+    Selection,
+    label_edges,
+    prefilter,
+    select_by_similarity,
+    select_with_llm,
+    similarities,
+)
+from provgraph.retrieval.graph_walk import WalkLimits, seed_entities, walk
+from provgraph.retrieval.labels import LabelCache
+from provgraph.retrieval.sources import edge_sources
+from provgraph.retrieval.synthesis import (
+    EMPTY_ANSWER,
+    NOTHING_CITABLE,
+    NOTHING_RELEVANT,
+    cite,
+    extractive_answer,
+    render,
+    synthesis_messages,
+)
+from provgraph.retrieval.trace import TraceWriter, UsageTally
+from provgraph.store.oxigraph import OxigraphStore
+from provgraph.vectors.base import VectorIndex
+
+__all__ = ["GraphRag", "GraphRagParams", "GROUNDING_SCHEMA"]
+
+Clock = Callable[[], datetime]
+
+GROUNDING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "concepts": {"type": "array", "maxItems": 10, "items": {"type": "string", "minLength": 1, "maxLength": 120}},
+    },
+    "required": ["concepts"],
+    "additionalProperties": False,
+}
+
+
+def _setting(name: str) -> Any:
+    """A default written once, in :class:`Settings`."""
+    return Settings.model_fields[name].default
+
+
+@dataclass(frozen=True, slots=True)
+class GraphRagParams:
+    """Limits of one GraphRAG request; the numeric defaults are those of :class:`Settings`.
+
+    ``min_similarity`` is the no-LLM cut-off: an edge less similar to the question is not
+    selected. ``answer_sentences`` bounds the extractive (no-LLM) answer.
+    """
+
+    entity_limit: int = _setting("entity_limit")
+    triple_limit: int = _setting("triple_limit")
+    max_subgraph_size: int = _setting("max_subgraph_size")
+    max_path_length: int = _setting("max_path_length")
+    edge_score_limit: int = _setting("edge_score_limit")
+    edge_limit: int = _setting("edge_limit")
+    grounding: bool = False
+    min_similarity: float = _setting("min_similarity")
+    answer_sentences: int = 5
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "int" and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise InputError(f"GraphRAG {f.name.replace('_', '-')} must be a positive integer, got {value!r}")
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: Any) -> GraphRagParams:
+        """Params from settings; ``None`` overrides are ignored."""
+        names = ("entity_limit", "triple_limit", "max_subgraph_size", "max_path_length", "edge_score_limit",
+                 "edge_limit", "min_similarity")
+        base = cls(**{n: getattr(settings, n) for n in names})
+        return replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class _Run:
+    """The state of one request."""
+
+    sid: str
+    question: str
+    question_iri: Iri
+    writer: TraceWriter
+    labels: LabelCache
+    tally: UsageTally = field(default_factory=UsageTally)
+    warnings: list[str] = field(default_factory=list)
+    concepts: list[str] = field(default_factory=list)
+    grounding: Iri | None = None
+
+
+class GraphRag:
+    """Answers questions from the knowledge graph and explains each step as it goes."""
+
+    def __init__(
+        self,
+        store: OxigraphStore,
+        librarian: Librarian,
+        embedder: Embedder,
+        entity_index: VectorIndex,
+        llm: ChatModel | None,
+        params: GraphRagParams | None = None,
+        *,
+        clock: Clock = _utcnow,
+    ) -> None:
+        self.store = store
+        self.librarian = librarian
+        self.embedder = embedder
+        self.entity_index = entity_index
+        self.llm = llm
+        self.params = params or GraphRagParams()
+        self.clock = clock
+
+    async def ask(
+        self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
+    ) -> AsyncIterator[Event]:
+        """Stream the answer to ``question``: explain steps, answer pieces, then one final message.
+
+        ``informed_by`` links this trace to the agent question that asked it. Never raises for a
+        failed step: it yields an :class:`ErrorMessage` and stops.
+        """
+        sid = session_id or ids.new_session_id()
+        run = _Run(sid, question, ids.question_iri(sid), TraceWriter(self.store), LabelCache(self.store))
+        try:
+            async for event in self._steps(run, informed_by):
+                yield event
+        except Exception as exc:  # every failure ends the session with one message
+            yield ErrorMessage(type=type(exc).__name__, message=str(exc) or type(exc).__name__, session_id=sid)
+
+    async def _steps(self, run: _Run, informed_by: Iri | None) -> AsyncIterator[Event]:
+        if not run.question.strip():
+            raise InputError("the question is empty")
+        yield run.writer.step("question", run.question_iri, question_quads(
+            run.question_iri, query=run.question, started=self.clock(), informed_by=informed_by))
+        if self.params.grounding:
+            if self.llm is None:
+                run.warnings.append("grounding skipped: no LLM configured")
+            else:
+                yield await self._ground(run, self.llm)
+        vectors = self.embedder.embed([run.question, *run.concepts])
+        seeds = seed_entities(self.entity_index, vectors, self.params.entity_limit)
+        p = self.params
+        edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size))
+        exploration = ids.exploration_iri(run.sid)
+        yield run.writer.step("exploration", exploration, exploration_quads(
+            exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,
+            derived_from=run.grounding))
+        selection = await self._select(run, vectors[0], label_edges(edges, run.labels))
+        focus = ids.focus_iri(run.sid)
+        choices = [EdgeChoice(ids.edge_selection_iri(run.sid, i), s.edge.edge, s.reasoning, s.score)
+                   for i, s in enumerate(selection.chosen)]
+        yield run.writer.step("focus", focus, focus_quads(
+            focus, question=run.question_iri, exploration=exploration, selections=choices,
+            llm=self._record(run, selection.usage)))
+        async for event in self._synthesise(run, vectors[0], [s.edge for s in selection.chosen], focus):
+            yield event
+
+    def _record(self, run: _Run, usage: Usage | None) -> LlmCall | None:
+        return None if usage is None else run.tally.add(usage)
+
+    async def _ground(self, run: _Run, llm: ChatModel) -> Event:
+        reply = await llm.complete_json(
+            [
+                system("List the key concepts (entities, topics, terms) a knowledge graph would need to answer "
+                       'the question. Reply with JSON: {"concepts": ["…", …]} (at most 10 short phrases).'),
+                user(run.question),
+            ],
+            schema=GROUNDING_SCHEMA,
+            schema_name="grounding",
+        )
+        run.concepts = list(dict.fromkeys(" ".join(c.split()) for c in reply.data["concepts"] if c.strip()))
+        run.grounding = ids.grounding_iri(run.sid)
+        return run.writer.step("grounding", run.grounding, grounding_quads(
+            run.grounding, question=run.question_iri, concepts=run.concepts, llm=self._record(run, reply.usage)))
+
+    async def _select(self, run: _Run, question: np.ndarray, edges: list[LabelledEdge]) -> Selection:
+        scores = similarities(self.embedder, question, edges)
+        edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
+        if self.llm is None:
+            return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity)
+        selection = await select_with_llm(self.llm, run.question, edges, scores, self.params.edge_limit)
+        run.warnings += selection.warnings
+        return selection
+
+    async def _synthesise(
+        self, run: _Run, question: np.ndarray, chosen: list[LabelledEdge], focus: Iri
+    ) -> AsyncIterator[Event]:
+        found = edge_sources(self.store, [e.edge for e in chosen])
+        unsourced = sum(1 for e in chosen if not found.get(e.edge))
+        if unsourced:
+            run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")
+        call: LlmCall | None = None
+        if not chosen:
+            citations = cite([], found)
+            answer = NOTHING_RELEVANT
+            yield AnswerPiece(text=answer)
+        elif self.llm is not None:
+            citations = cite([e.edge for e in chosen], found)
+            stream = self.llm.stream(synthesis_messages(run.question, chosen, citations))
+            async for piece in stream:
+                yield AnswerPiece(text=piece)
+            call = self._record(run, stream.usage)
+            answer = stream.text.strip()
+            if not answer:
+                answer = EMPTY_ANSWER
+                run.warnings.append("synthesis: the model returned an empty answer")
+                yield AnswerPiece(text=answer)
+        else:
+            chunks = list(dict.fromkeys(src.chunk for e in chosen for src in found.get(e.edge, ())))
+            quotes = extractive_answer(question, self.embedder, chosen, found,
+                                       self.librarian.texts(chunks, missing_ok=True),
+                                       limit=self.params.answer_sentences)
+            citations = cite([e.edge for e in chosen], found, first=[c for q in quotes for c in q.chunks])
+            sentences = render(quotes, citations)
+            if not sentences:
+                sentences = [NOTHING_CITABLE]
+                run.warnings.append("no supporting sentence could be cited for the selected edges")
+            for i, sentence in enumerate(sentences):
+                yield AnswerPiece(text=sentence if i == 0 else " " + sentence)
+            answer = " ".join(sentences)
+        yield AnswerPiece(text="", end_of_stream=True)
+        document = ids.graph_rag_answer_iri(run.sid)
+        self.librarian.add([NewRecord(document.value, "answer", answer, title=run.question)])
+        synthesis = ids.synthesis_iri(run.sid)
+        yield run.writer.step("synthesis", synthesis, synthesis_quads(
+            synthesis, question=run.question_iri, derived_from=focus, document=document, content=answer, llm=call))
+        yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
+                    warnings=tuple(run.warnings))

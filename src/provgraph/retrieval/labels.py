@@ -1,0 +1,79 @@
+"""Human-readable labels of graph terms: one cache per request, looked up in batches.
+
+Labels come from ``rdfs:label`` in the default graph (the knowledge graph). Many terms are
+resolved with ONE SPARQL query (``VALUES`` over their canonical N-Triples forms), never one
+query per term. Literals label themselves; an IRI without a label shows its last path segment,
+percent-decoded (``skos:definition`` → ``definition``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import unquote
+
+from provgraph.rdf.terms import BlankNode, Iri, Literal, Term, TripleTerm
+from provgraph.store.oxigraph import OxigraphStore
+
+__all__ = ["LabelCache", "fallback_label"]
+
+_BATCH = 500
+_QUERY = "SELECT ?t ?l WHERE {{ VALUES ?t {{ {values} }} ?t rdfs:label ?l }}"
+
+
+def fallback_label(term: Term) -> str:
+    """A readable name for a term without ``rdfs:label``."""
+    if isinstance(term, Literal):
+        return term.value
+    if isinstance(term, BlankNode):
+        return f"_:{term.id}"
+    if isinstance(term, TripleTerm):
+        return f"({fallback_label(term.s)} {fallback_label(term.p)} {fallback_label(term.o)})"
+    value = term.value.rstrip("/#")
+    cut = max(value.rfind("/"), value.rfind("#"), value.rfind(":"))
+    tail = unquote(value[cut + 1:]) if cut >= 0 else value
+    return tail or term.value
+
+
+class LabelCache:
+    """Labels of one request's terms; ``queries`` counts the store round trips made."""
+
+    def __init__(self, store: OxigraphStore) -> None:
+        self._store = store
+        self._labels: dict[Term, str] = {}
+        self.queries = 0
+
+    def resolve(self, terms: Iterable[Term]) -> None:
+        """Look up every not-yet-known IRI among ``terms`` (one query per 500 IRIs)."""
+        missing: list[Iri] = []
+        for term in dict.fromkeys(terms):
+            if term in self._labels:
+                continue
+            if isinstance(term, Iri):
+                missing.append(term)
+            else:
+                self._labels[term] = self._compose(term)
+        for i in range(0, len(missing), _BATCH):
+            part = missing[i : i + _BATCH]
+            self.queries += 1
+            rows = self._store.select(_QUERY.format(values=" ".join(str(t) for t in part))).rows
+            found: dict[Term, list[str]] = {}
+            for row in rows:
+                label = row.get("l")
+                if isinstance(label, Literal) and label.value.strip():
+                    found.setdefault(row["t"], []).append(label.value)
+            for term in part:
+                names = found.get(term)
+                # several labels: the shortest (then alphabetical) is the most name-like and stable
+                self._labels[term] = min(names, key=lambda n: (len(n), n)) if names else fallback_label(term)
+
+    def _compose(self, term: Term) -> str:
+        if isinstance(term, TripleTerm):
+            self.resolve([term.s, term.p, term.o])
+            return f"({self.label(term.s)} {self.label(term.p)} {self.label(term.o)})"
+        return fallback_label(term)
+
+    def label(self, term: Term) -> str:
+        """The term's label (resolving it alone if it was not resolved yet)."""
+        if term not in self._labels:
+            self.resolve([term])
+        return self._labels[term]

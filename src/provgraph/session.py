@@ -1,0 +1,125 @@
+"""The Python API: one object per collection, doing what the CLI does.
+
+>>> from provgraph import Provgraph                                   # doctest: +SKIP
+>>> with Provgraph(collection="demo") as pg:                          # doctest: +SKIP
+...     pg.load(["examples/corpus"])
+...     answer = pg.graph_rag("What did Marie Curie discover?")
+...     print(answer.text)
+...     for s in answer.sources:
+...         print(s.marker, s.title, s.page_number, s.offset, s.length)
+
+``stream_*`` methods give the typed events (``provgraph.events``) as they happen; the plain
+methods collect them into an :class:`Answer`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from provgraph.config import load_settings
+from provgraph.errors import ProvgraphError
+from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source
+from provgraph.explain.traces import load_trace
+from provgraph.extract.pipeline import ChunkOutcome, ExtractionPipeline
+from provgraph.ingest.paths import expand_paths
+from provgraph.ingest.pipeline import DocumentLoader, LoadResult
+from provgraph.retrieval.document_rag import DocumentRag
+from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+from provgraph.runtime import Runtime
+
+__all__ = ["Provgraph", "Answer"]
+
+
+@dataclass
+class Answer:
+    """A finished query: the answer, its sources, its trace steps and warnings."""
+
+    session_id: str
+    text: str
+    sources: tuple[Source, ...]
+    steps: list[Explain] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()
+
+
+class Provgraph:
+    """A collection on embedded defaults (or whatever the settings choose)."""
+
+    def __init__(self, collection: str = "default", *, user: str = "default", home: str | Path | None = None,
+                 **settings: Any) -> None:
+        self.settings = load_settings(collection=collection, user=user,
+                                      home=str(home) if home is not None else None, **settings)
+        self.runtime = Runtime(self.settings)
+
+    def load(self, paths: Sequence[str | Path], *, extractors: str | None = None) -> list[LoadResult]:
+        """Load files or folders (recursively), then extract and embed their chunks."""
+        files, errors = expand_paths([str(p) for p in paths])
+        if errors:
+            raise ProvgraphError("; ".join(errors))
+        rt = self.runtime
+        loader = DocumentLoader(rt.store, rt.librarian, chunk_size=self.settings.chunk_size,
+                                chunk_overlap=self.settings.chunk_overlap)
+        results = [loader.load_file(f) for f in files]
+        self.extract([c for r in results for c in r.chunks], extractors=extractors)
+        return results
+
+    def extract(self, chunks: Sequence[Any], *, extractors: str | None = None) -> list[ChunkOutcome]:
+        """Extract (only chunks not yet extracted) and embed."""
+        rt = self.runtime
+        pipe = ExtractionPipeline(rt.store, rt.extractors(extractors), embedder=rt.embedder,
+                                  entity_index=rt.entity_index, chunk_index=rt.chunk_index,
+                                  concurrency=self.settings.extract_concurrency)
+        return asyncio.run(pipe.run(list(chunks), only_missing=True))
+
+    def stream_graph_rag(self, question: str, **limits: int) -> AsyncIterator[Event]:
+        """GraphRAG events as they happen (explain steps, answer pieces, final)."""
+        rt = self.runtime
+        params = GraphRagParams(**limits) if limits else GraphRagParams()
+        return GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, rt.llm, params).ask(question)
+
+    def stream_document_rag(self, question: str, *, doc_limit: int | None = None) -> AsyncIterator[Event]:
+        """Document RAG events as they happen."""
+        rt = self.runtime
+        engine = DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, rt.llm,
+                             doc_limit=doc_limit or self.settings.doc_limit)
+        return engine.ask(question)
+
+    def graph_rag(self, question: str, **limits: int) -> Answer:
+        """Answer from the knowledge graph; raises the step's error if the query failed."""
+        return asyncio.run(_collect(self.stream_graph_rag(question, **limits)))
+
+    def document_rag(self, question: str, *, doc_limit: int | None = None) -> Answer:
+        """Answer from the most similar chunks."""
+        return asyncio.run(_collect(self.stream_document_rag(question, doc_limit=doc_limit)))
+
+    def trace(self, session_id: str) -> Any:
+        """A stored trace (GraphRAG, Document RAG or agent), typed."""
+        return load_trace(self.runtime.store, session_id, librarian=self.runtime.librarian)
+
+    def close(self) -> None:
+        """Close the collection's store, librarian and indexes."""
+        self.runtime.close()
+
+    def __enter__(self) -> Provgraph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+async def _collect(events: AsyncIterator[Event]) -> Answer:
+    steps: list[Explain] = []
+    pieces: list[str] = []
+    async for ev in events:
+        if isinstance(ev, Explain):
+            steps.append(ev)
+        elif isinstance(ev, AnswerPiece):
+            pieces.append(ev.text)
+        elif isinstance(ev, ErrorMessage):
+            raise ProvgraphError(f"{ev.type}: {ev.message}")
+        elif isinstance(ev, Final):
+            return Answer(ev.session_id, ev.answer or "".join(pieces), ev.sources, steps, ev.warnings)
+    raise ProvgraphError("the query ended without a final message")

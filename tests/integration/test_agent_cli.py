@@ -1,0 +1,80 @@
+"""``provgraph agent``: the no-LLM message, a scripted run with -v/-x, JSON events, MCP servers from settings."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+
+from provgraph.config import Settings
+from tests.cli_runner import run
+from tests.fakes.mcp_server import FACTS
+from tests.fakes.scripted_llm import ScriptedChatModel, by_schema
+from tests.unit.agent.conftest import REPO, step
+
+Q = "Who discovered polonium?"
+
+
+def use_steps(monkeypatch: pytest.MonkeyPatch, *steps: str, stream: str = "The Curies [1].") -> ScriptedChatModel:
+    llm = ScriptedChatModel(by_schema({"agent_step": list(steps), "stream": stream}))
+    monkeypatch.setattr("provgraph.runtime.build_chat_model", lambda settings: llm)
+    return llm
+
+
+def test_without_an_llm_exits_2_with_one_line(corpus_settings: Settings) -> None:
+    r = run("agent", "-q", Q, "-C", "corpus")
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: the agent needs an LLM: set PROVGRAPH_LLM_BASE_URL and PROVGRAPH_LLM_MODEL "
+                     "(an OpenAI-compatible endpoint), or llm_base_url and llm_model in provgraph.toml\n")
+
+
+def test_verbose_and_explain_output(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_steps(monkeypatch, step("Search the documents.", "document-query", {"question": Q}),
+              step("Done.", final_answer="Marie and Pierre Curie."))
+    r = run("agent", "-q", Q, "-C", "corpus", "-v", "-x")
+    assert r.code == 0
+    answer, blank, *sources = r.out.rstrip("\n").split("\n")
+    assert answer == "Marie and Pierre Curie." and blank == ""
+    assert sources and all(re.fullmatch(r"Chunk \d+( → Page \d+)? → .+, chars \d+–\d+", s) for s in sources)
+    err = r.err.splitlines()
+    assert err[0].startswith("  [question] urn:trustgraph:agent:") and err[1] == f"    Query: {Q}"
+    assert err[2] == "[1] Thought: Search the documents."
+    assert err[3] == f'[1] Action: document-query {{"question": "{Q}"}}'
+    assert err[4].startswith("      [question] urn:trustgraph:docrag:")  # the sub-trace, one level deeper
+    assert any(line.startswith("      [synthesis] urn:trustgraph:docrag:") for line in err)
+    assert "[1] Observation: The Curies [1]." in err
+    i = err.index("[1] Observation: The Curies [1].")
+    assert err[i + 1].startswith("  [analysis] urn:trustgraph:agent:") and err[i + 1].endswith("/i1")
+    assert "    Action: document-query" in err and "    Termination: final-answer" in err
+
+
+def test_json_events_end_the_dialog(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_steps(monkeypatch, step("No tools needed.", final_answer="42"))
+    r = run("agent", "-q", "q", "-C", "corpus", "--format", "json")
+    assert r.code == 0
+    events = [json.loads(line) for line in r.out.splitlines()]
+    assert [e["message_type"] for e in events] == ["explain", "thought", "explain", "chunk", "explain", "final"]
+    assert events[-1]["end_of_dialog"] is True and events[-1]["answer"] == "42"
+
+
+def test_max_iterations_flag(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_steps(monkeypatch, *[step("again", "document-query", {"question": Q})] * 3)
+    r = run("agent", "-q", Q, "-C", "corpus", "--max-iterations", "1")
+    assert r.code == 0 and r.out.startswith("No final answer after 1 iteration(s).\n")
+    assert "warning: stopped at the iteration limit (1) without a final answer" in r.err
+
+
+def test_mcp_servers_from_settings(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = {"name": "facts", "command": [sys.executable, "-m", "tests.fakes.mcp_server"], "cwd": str(REPO)}
+    monkeypatch.setenv("PROVGRAPH_MCP_SERVERS", json.dumps([server]))
+    use_steps(monkeypatch, step("Ask the tool.", "element-facts", {"element": "radium"}),
+              step("Done.", final_answer="88"))
+    r = run("agent", "-q", "Atomic number of radium?", "-C", "corpus", "-v")
+    assert r.code == 0 and r.out == "88\n"
+    assert f"[1] Observation: {FACTS['radium']}" in r.err.splitlines()
+
+    monkeypatch.setenv("PROVGRAPH_MCP_SERVERS", json.dumps([{"name": "bad"}]))
+    r = run("agent", "-q", "q", "-C", "corpus")
+    assert r.code == 2 and r.err == 'error: MCP server \'bad\' needs exactly one of "command" (stdio) or "url" (HTTP)\n'

@@ -1,0 +1,194 @@
+"""Document RAG on the sample corpus: event order, the exact trace, citations and sources."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from provgraph.config import Settings
+from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final
+from provgraph.errors import ModelUnavailable
+from provgraph.models.base import ChatModel
+from provgraph.rdf.ids import docrag_answer_iri, docrag_exploration_iri, docrag_question_iri, docrag_synthesis_iri
+from provgraph.rdf.terms import Iri
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL, TG
+from provgraph.retrieval.document_rag import EMPTY_ANSWER, NO_PASSAGES, DocumentRag, cited_markers
+from provgraph.runtime import Runtime
+from tests.fakes.scripted_llm import ScriptedChatModel, by_schema, failing
+from tests.unit.agent.conftest import canon
+from tests.unit.provenance.helpers import nq
+
+T = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+T_LIT = '"2026-01-02T03:04:05Z"^^dt'
+R = "@urn:graph:retrieval"
+QUESTION = "Who discovered polonium?"
+SID = "s1"
+
+
+@pytest.fixture
+def rt(corpus_settings: Settings) -> Iterator[Runtime]:
+    with Runtime(corpus_settings, create=False, llm=None) as runtime:
+        yield runtime
+
+
+def engine(rt: Runtime, llm: ChatModel | None, doc_limit: int = 5) -> DocumentRag:
+    return DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, llm, doc_limit=doc_limit, clock=lambda: T)
+
+
+def collect(stream: AsyncIterator[Event]) -> list[Event]:
+    async def run() -> list[Event]:
+        return [ev async for ev in stream]
+
+    return asyncio.run(run())
+
+
+def top_chunks(rt: Runtime, k: int = 5) -> list[Iri]:
+    hits = rt.chunk_index.search(rt.embedder.embed([QUESTION])[0], k)
+    return [Iri(h.payload["chunk"]) for h in hits]
+
+
+def stored(rt: Runtime, iri: Iri) -> set[str]:
+    return nq(rt.store.match(iri, None, None, g=GRAPH_RETRIEVAL))
+
+
+def test_cited_markers_keeps_first_citation_order_and_reports_invented_ids() -> None:
+    assert cited_markers("a [3]. b [1, 3] [2][3] c [12] [0]", 3) == ([3, 1, 2], [12, 0])
+    assert cited_markers("no citations", 3) == ([], [])
+
+
+def test_with_llm_events_trace_and_citations(rt: Runtime) -> None:
+    answer = "Marie and Pierre Curie discovered polonium in 1898 [2]. They named it after Poland [1][9]."
+    llm = ScriptedChatModel(by_schema({"stream": answer}))
+    events = collect(engine(rt, llm).ask(QUESTION, session_id=SID))
+
+    kinds = [type(e).__name__ if not isinstance(e, Explain) else e.step for e in events]
+    pieces = [e for e in events if isinstance(e, AnswerPiece)]
+    assert kinds == ["question", "exploration", *["AnswerPiece"] * len(pieces), "synthesis", "Final"]
+    assert "".join(p.text for p in pieces) == answer and pieces[-1].end_of_stream and not pieces[0].end_of_stream
+
+    q, x, a = docrag_question_iri(SID), docrag_exploration_iri(SID), docrag_synthesis_iri(SID)
+    chunks = top_chunks(rt)
+    assert [e.explain_id for e in events if isinstance(e, Explain)] == [q.value, x.value, a.value]
+    assert stored(rt, q) == {
+        f"<{q.value}> <rdf:type> <prov:Activity> {R}", f"<{q.value}> <rdf:type> <tg:Question> {R}",
+        f"<{q.value}> <rdf:type> <tg:DocRagQuestion> {R}", f'<{q.value}> <rdfs:label> "Document RAG Question" {R}',
+        f'<{q.value}> <tg:query> "{QUESTION}" {R}', f"<{q.value}> <prov:startedAtTime> {T_LIT} {R}",
+    }
+    assert stored(rt, x) == {
+        f"<{x.value}> <rdf:type> <prov:Entity> {R}", f"<{x.value}> <rdf:type> <tg:Exploration> {R}",
+        f'<{x.value}> <rdfs:label> "Exploration" {R}', f"<{x.value}> <prov:wasGeneratedBy> <{q.value}> {R}",
+        f'<{x.value}> <tg:chunkCount> "5"^^int {R}',
+        *(f"<{x.value}> <tg:selectedChunk> <{c.value}> {R}" for c in chunks),
+    }
+    doc = docrag_answer_iri(SID)
+    assert stored(rt, a) == {
+        f"<{a.value}> <rdf:type> <prov:Entity> {R}", f"<{a.value}> <rdf:type> <tg:Synthesis> {R}",
+        f"<{a.value}> <rdf:type> <tg:Answer> {R}", f'<{a.value}> <rdfs:label> "Synthesis" {R}',
+        f"<{a.value}> <prov:wasGeneratedBy> <{q.value}> {R}", f"<{a.value}> <prov:wasDerivedFrom> <{x.value}> {R}",
+        f"<{a.value}> <tg:document> <{doc.value}> {R}", f'<{a.value}> <tg:content> "{answer}" {R}',
+        f"<{a.value}> <tg:selectedChunk> <{chunks[1].value}> {R}",
+        f"<{a.value}> <tg:selectedChunk> <{chunks[0].value}> {R}",
+        f'<{a.value}> <tg:inToken> "10"^^int {R}', f'<{a.value}> <tg:outToken> "5"^^int {R}',
+        f'<{a.value}> <tg:llmModel> "scripted:test" {R}',
+    }
+    # the streamed triples are the stored ones
+    for e in events:
+        if isinstance(e, Explain):
+            assert canon(e.triples) == canon(rt.store.match(Iri(e.explain_id), None, None, g=GRAPH_RETRIEVAL))
+    assert rt.librarian.text(doc.value) == answer and rt.librarian.get(doc.value).kind == "answer"
+
+    final = events[-1]
+    assert isinstance(final, Final) and final.session_id == SID and final.answer == answer
+    assert [(s.chunk, s.marker) for s in final.sources] == [(chunks[1].value, "[2]"), (chunks[0].value, "[1]")]
+    assert final.warnings == ("ignored citation(s) of unknown passage(s): [9]",)
+    assert (final.usage.llm_calls, final.usage.input_tokens, final.usage.output_tokens) == (1, 10, 5)
+
+    # one LLM call; every passage shown with its id and its exact text
+    assert [c.kind for c in llm.calls] == ["stream"]
+    prompt = llm.calls[0].messages[-1].content
+    texts = rt.librarian.texts([c.value for c in chunks])
+    for i, c in enumerate(chunks, start=1):
+        assert f"[{i}] {texts[c.value].strip()}" in prompt
+    assert prompt.endswith(f"Question: {QUESTION}")
+
+
+def test_sources_slice_back_to_the_chunk_text(rt: Runtime) -> None:
+    llm = ScriptedChatModel(by_schema({"stream": "See [1] [2] [3] [4] [5]."}))
+    final = collect(engine(rt, llm).ask(QUESTION))[-1]
+    assert isinstance(final, Final) and [s.marker for s in final.sources] == ["[1]", "[2]", "[3]", "[4]", "[5]"]
+    for s in final.sources:
+        parent = s.page or s.section or s.document
+        chunk_text = rt.librarian.text(s.chunk)
+        assert rt.librarian.text(parent)[s.offset:s.offset + s.length] == chunk_text
+        assert s.title and s.chunk_index >= 1
+
+
+def test_all_trace_quads_are_in_the_retrieval_graph(rt: Runtime) -> None:
+    events = collect(engine(rt, None).ask(QUESTION, session_id=SID))
+    quads = [q for e in events if isinstance(e, Explain) for q in e.triples]
+    assert quads and all(q.g == GRAPH_RETRIEVAL for q in quads)
+
+
+def test_without_llm_the_answer_is_extractive_with_resolving_markers(rt: Runtime) -> None:
+    events = collect(engine(rt, None).ask(QUESTION, session_id=SID))
+    assert [e.step if isinstance(e, Explain) else type(e).__name__ for e in events] == [
+        "question", "exploration", "AnswerPiece", "synthesis", "Final"]
+    final = events[-1]
+    assert isinstance(final, Final) and final.usage.llm_calls == 0 and final.warnings == ()
+    parts = re.findall(r"(.+?) (\[\d\])([.!?])(?: |$)", final.answer)
+    assert 1 <= len(parts) <= 3 and " ".join(f"{s} {m}{end}" for s, m, end in parts) == final.answer
+    by_marker = {s.marker: s for s in final.sources}
+    for sentence, marker, end in parts:
+        assert sentence + end in " ".join(rt.librarian.text(by_marker[marker].chunk).split())
+    assert any("polonium" in s.lower() for s, _, _ in parts)
+    # the synthesis cites exactly the chunks the markers name, and carries no token counts
+    a = docrag_synthesis_iri(SID)
+    cited = {q.o for q in rt.store.match(a, TG.selectedChunk, None, g=GRAPH_RETRIEVAL)}
+    assert cited == {Iri(s.chunk) for s in final.sources}
+    assert not list(rt.store.match(a, TG.inToken, None, g=GRAPH_RETRIEVAL))
+    assert rt.librarian.text(docrag_answer_iri(SID).value) == final.answer
+
+
+def test_doc_limit_and_informed_by(rt: Runtime) -> None:
+    agent_q = Iri("urn:trustgraph:agent:a1")
+    events = collect(engine(rt, None, doc_limit=2).ask(QUESTION, session_id=SID, informed_by=agent_q))
+    q = docrag_question_iri(SID)
+    assert f"<{q.value}> <prov:wasInformedBy> <{agent_q.value}> {R}" in stored(rt, q)
+    x = docrag_exploration_iri(SID)
+    assert len(list(rt.store.match(x, TG.selectedChunk, None, g=GRAPH_RETRIEVAL))) == 2
+    assert isinstance(events[-1], Final)
+
+
+def test_llm_failure_ends_with_one_error_and_keeps_written_steps(rt: Runtime) -> None:
+    llm = ScriptedChatModel(failing(ModelUnavailable("scripted: endpoint unreachable")))
+    events = collect(engine(rt, llm).ask(QUESTION, session_id=SID))
+    assert [e.step if isinstance(e, Explain) else type(e).__name__ for e in events] == [
+        "question", "exploration", "ErrorMessage"]
+    assert events[-1] == ErrorMessage(type="ModelUnavailable", message="scripted: endpoint unreachable",
+                                      session_id=SID)
+    assert stored(rt, docrag_exploration_iri(SID)) and not stored(rt, docrag_synthesis_iri(SID))
+
+
+def test_empty_index_answers_without_asking_the_llm(corpus_settings: Settings) -> None:
+    with Runtime(corpus_settings.model_copy(update={"collection": "empty"}), llm=None) as rt:
+        llm = ScriptedChatModel(by_schema({"stream": "never"}))
+        events = collect(engine(rt, llm).ask(QUESTION, session_id=SID))
+        final = events[-1]
+        assert isinstance(final, Final) and final.answer == NO_PASSAGES and final.sources == ()
+        assert final.warnings == ("no chunk matched the question",) and llm.calls == []
+        assert f'<{docrag_exploration_iri(SID).value}> <tg:chunkCount> "0"^^int {R}' in stored(
+            rt, docrag_exploration_iri(SID))
+
+
+def test_empty_question_and_empty_llm_answer(rt: Runtime) -> None:
+    events = collect(engine(rt, None).ask("  ", session_id=SID))
+    assert events == [ErrorMessage(type="InputError", message="the question is empty", session_id=SID)]
+    events = collect(engine(rt, ScriptedChatModel(by_schema({"stream": "  "}))).ask(QUESTION, session_id="s2"))
+    final = events[-1]
+    assert isinstance(final, Final) and final.answer == EMPTY_ANSWER
+    assert final.warnings == ("synthesis: the model returned an empty answer", "the answer cites no passage")
+    assert [e.text for e in events if isinstance(e, AnswerPiece)][-2:] == [EMPTY_ANSWER, ""]

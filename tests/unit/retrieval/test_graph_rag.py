@@ -1,0 +1,259 @@
+"""The GraphRAG engine: event order, the stored trace, sources, and every way a model can misbehave."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Sequence
+
+from provgraph.errors import ModelUnavailable
+from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final
+from provgraph.extract.nlp import split_sentences
+from provgraph.models.base import ChatModel
+from provgraph.rdf import ids
+from provgraph.rdf.terms import Iri, Literal, Quad, TripleTerm
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PROV, TG
+from provgraph.retrieval.edge_select import edge_id
+from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+from provgraph.retrieval.synthesis import EMPTY_ANSWER, NOTHING_RELEVANT
+from tests.fakes.scripted_llm import Call, ScriptedChatModel, by_schema, failing
+from tests.unit.retrieval.graph_world import WHEN, World, add_noise, world  # noqa: F401
+
+SID = "s1"
+Q = "Who discovered polonium?"
+
+
+def ask(w: World, llm: ChatModel | None, question: str = Q, *, sid: str = SID, **params: object) -> list[Event]:
+    rag = GraphRag(w.store, w.librarian, w.embedder, w.index, llm, GraphRagParams(**params),  # type: ignore[arg-type]
+                   clock=lambda: WHEN)
+
+    async def collect() -> list[Event]:
+        return [ev async for ev in rag.ask(question, session_id=sid)]
+
+    return asyncio.run(collect())
+
+
+def norm(q: Quad) -> tuple[object, ...]:
+    """A quad with literal values compared as values (the store canonicalises xsd:dateTime)."""
+    return (q.s, q.p, q.o.to_python() if isinstance(q.o, Literal) else q.o, q.g)
+
+
+def kinds(events: Sequence[Event]) -> list[str]:
+    out = []
+    for ev in events:
+        name = ev.step if isinstance(ev, Explain) else type(ev).__name__
+        if not out or out[-1] != name or name != "AnswerPiece":
+            out.append(name)
+    return out
+
+
+def step(events: Sequence[Event], name: str) -> Explain:
+    return next(ev for ev in events if isinstance(ev, Explain) and ev.step == name)
+
+
+def final(events: Sequence[Event]) -> Final:
+    assert isinstance(events[-1], Final)
+    return events[-1]
+
+
+def jsonl(*edges: tuple[str, str, str], reasoning: str = "it answers the question") -> str:
+    return "\n".join(json.dumps({"id": edge_id(*e), "reasoning": reasoning}) for e in edges)
+
+
+DISCOVERED = ("Marie Curie", "discovered", "polonium")
+YEAR = ("polonium", "discovered in", "July 1898")
+
+
+def scripted(selection: str, answer: str = "Marie Curie discovered polonium [1].", **more: str) -> ScriptedChatModel:
+    return ScriptedChatModel(by_schema({"complete": selection, "stream": answer, **more}))
+
+
+def test_events_come_in_order_and_each_step_is_stored_as_streamed(world: World) -> None:
+    events = ask(world, scripted(jsonl(DISCOVERED, YEAR)))
+    assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    pieces = [ev for ev in events if isinstance(ev, AnswerPiece)]
+    assert "".join(p.text for p in pieces) == "Marie Curie discovered polonium [1]."
+    assert [p.end_of_stream for p in pieces] == [False] * (len(pieces) - 1) + [True]
+    written = {q for ev in events if isinstance(ev, Explain) for q in ev.triples}
+    assert {norm(q) for q in world.store.match(g=GRAPH_RETRIEVAL)} == {norm(q) for q in written}
+    assert all(q.g == GRAPH_RETRIEVAL for q in written)
+
+
+def test_grounding_is_a_step_and_the_exploration_derives_from_it(world: World) -> None:
+    llm = scripted(jsonl(DISCOVERED), grounding='{"concepts": ["polonium", " Marie  Curie "]}')
+    events = ask(world, llm, grounding=True)
+    assert kinds(events) == ["question", "grounding", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    g, x = ids.grounding_iri(SID), ids.exploration_iri(SID)
+    assert {q.o for q in step(events, "grounding").triples if q.p == TG.concept} == {
+        Literal("polonium"), Literal("Marie Curie")}
+    assert Quad(x, PROV.wasDerivedFrom, g, GRAPH_RETRIEVAL) in step(events, "exploration").triples
+    assert len(llm.calls) == 3 and [c.kind for c in llm.calls] == ["json", "complete", "stream"]
+    usage = final(events).usage
+    assert (usage.llm_calls, usage.input_tokens, usage.output_tokens, usage.models) == (3, 30, 15, ("scripted:test",))
+
+
+def test_prov_chain_links_every_step_to_the_question_and_its_predecessor(world: World) -> None:
+    events = ask(world, scripted(jsonl(DISCOVERED)))
+    q = ids.question_iri(SID)
+    chain = [(ids.exploration_iri(SID), None), (ids.focus_iri(SID), ids.exploration_iri(SID)),
+             (ids.synthesis_iri(SID), ids.focus_iri(SID))]
+    stored = set(world.store.match(g=GRAPH_RETRIEVAL))
+    for node, before in chain:
+        assert Quad(node, PROV.wasGeneratedBy, q, GRAPH_RETRIEVAL) in stored
+        derived = {x.o for x in world.store.match(node, PROV.wasDerivedFrom, None, g=GRAPH_RETRIEVAL)}
+        assert derived == ({before} if before else set())
+    assert Quad(q, TG.query, Literal(Q), GRAPH_RETRIEVAL) in stored
+    synthesis = step(events, "synthesis").triples
+    assert Quad(ids.synthesis_iri(SID), TG.llmModel, Literal("scripted:test"), GRAPH_RETRIEVAL) in synthesis
+    assert Quad(ids.focus_iri(SID), TG.inToken, Literal.integer(10), GRAPH_RETRIEVAL) in step(events, "focus").triples
+
+
+def test_selected_edges_keep_their_original_terms(world: World) -> None:
+    events = ask(world, scripted(jsonl(YEAR, DISCOVERED)))
+    focus = step(events, "focus").triples
+    edges = {q.s: q.o for q in focus if q.p == TG.edge}
+    assert edges == {ids.edge_selection_iri(SID, 0): world.facts["year"],
+                     ids.edge_selection_iri(SID, 1): world.facts["discovered"]}
+    year = edges[ids.edge_selection_iri(SID, 0)]
+    assert isinstance(year, TripleTerm) and year.o == Literal("July 1898")
+    assert isinstance(year.s, Iri) and year.s.value.startswith("urn:provgraph:entity:")
+    assert Quad(ids.edge_selection_iri(SID, 0), TG.reasoning, Literal("it answers the question"),
+                GRAPH_RETRIEVAL) in focus
+
+
+def test_sources_list_every_supporting_document_with_offsets_that_slice_back(world: World) -> None:
+    events = ask(world, scripted(jsonl(DISCOVERED)))
+    sources = final(events).sources
+    assert {s.document for s in sources} == {world.docs["curie"].value, world.docs["radium"].value}
+    assert {s.marker for s in sources} == {"[1]", "[2]"}
+    assert all(s.edge == world.facts["discovered"] for s in sources)
+    for s in sources:
+        chunk_text = world.librarian.text(s.chunk)
+        parent = world.librarian.get(s.chunk).parent_id
+        assert world.librarian.text(parent)[s.offset : s.offset + s.length] == chunk_text  # type: ignore[arg-type]
+        assert "marie curie" in chunk_text.lower() and "polonium" in chunk_text.lower()
+
+
+def test_synthesis_sees_only_the_selected_edges_with_their_markers(world: World) -> None:
+    llm = scripted(jsonl(DISCOVERED))
+    ask(world, llm)
+    stream_call = next(c for c in llm.calls if c.kind == "stream")
+    facts = stream_call.messages[1].content
+    assert facts == f"Facts:\n- Marie Curie | discovered | polonium [1][2]\n\nQuestion: {Q}"
+
+
+def test_a_store_full_of_old_traces_explores_the_same(world: World) -> None:
+    def exploration(events: Sequence[Event]) -> set[object]:
+        return {(q.p, q.o) for q in step(events, "exploration").triples if q.p in (TG.edgeCount, TG.entity)}
+
+    first = exploration(ask(world, None, sid="a"))
+    add_noise(world.store, world.e)
+    for i in range(3):
+        ask(world, scripted(jsonl(DISCOVERED)), sid=f"b{i}")
+    assert exploration(ask(world, None, sid="c")) == first
+    assert (TG.edgeCount, Literal.integer(7)) in first
+
+
+def test_garbage_selection_gives_a_complete_trace_and_a_warning(world: World) -> None:
+    llm = scripted("Sure! The relevant edges are the ones about Curie.\nHope that helps")
+    events = ask(world, llm)
+    assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    assert final(events).warnings == ("2 malformed selection line(s) dropped",)
+    assert final(events).answer == NOTHING_RELEVANT and final(events).sources == ()
+    assert [c.kind for c in llm.calls] == ["complete"]
+    assert not [q for q in step(events, "focus").triples if q.p == TG.selectedEdge]
+
+
+def test_an_empty_synthesis_gives_a_complete_trace_with_a_clear_message(world: World) -> None:
+    events = ask(world, scripted(jsonl(DISCOVERED), answer="   "))
+    assert kinds(events)[-2:] == ["synthesis", "Final"]
+    assert final(events).answer == EMPTY_ANSWER
+    assert final(events).warnings == ("synthesis: the model returned an empty answer",)
+    assert Quad(ids.synthesis_iri(SID), TG.content, Literal(EMPTY_ANSWER), GRAPH_RETRIEVAL) in step(
+        events, "synthesis").triples
+    assert world.librarian.text(ids.graph_rag_answer_iri(SID).value) == EMPTY_ANSWER
+
+
+def test_an_unreachable_model_ends_with_one_error_and_keeps_the_written_steps(world: World) -> None:
+    events = ask(world, ScriptedChatModel(failing()))
+    assert kinds(events) == ["question", "exploration", "ErrorMessage"]
+    error = events[-1]
+    assert error == ErrorMessage(type="ModelUnavailable", message="scripted: endpoint unreachable", session_id=SID)
+    assert world.store.count(ids.exploration_iri(SID), g=GRAPH_RETRIEVAL) > 0
+    assert world.store.count(ids.focus_iri(SID), g=GRAPH_RETRIEVAL) == 0
+
+
+def test_a_failure_mid_stream_ends_with_an_error(world: World) -> None:
+    def script(call: Call) -> str | Exception:
+        return ModelUnavailable("gone") if call.kind == "stream" else jsonl(DISCOVERED)
+
+    events = ask(world, ScriptedChatModel(script))
+    assert kinds(events) == ["question", "exploration", "focus", "ErrorMessage"]
+
+
+def test_no_llm_mode_selects_by_similarity_and_answers_with_cited_sentences(world: World) -> None:
+    events = ask(world, None)
+    assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    focus = step(events, "focus").triples
+    reasons = [q.o.value for q in focus if q.p == TG.reasoning and isinstance(q.o, Literal)]
+    assert reasons and all(r.startswith("Selected by embedding similarity ") for r in reasons)
+    assert all(r.endswith("(no LLM configured)") for r in reasons)
+    assert not [q for ev in events if isinstance(ev, Explain) for q in ev.triples if q.p == TG.llmModel]
+    done = final(events)
+    markers = {s.marker for s in done.sources}
+    sentences = split_sentences(done.answer)
+    assert sentences
+    for sentence in sentences:
+        found = re.findall(r"\[\d+\]", sentence.text)
+        assert found and set(found) <= markers
+    assert "Marie Curie discovered polonium in July 1898 [1]." in done.answer
+    assert done.usage.llm_calls == 0 and done.warnings == ()
+
+
+def test_grounding_without_an_llm_is_skipped_with_a_warning(world: World) -> None:
+    events = ask(world, None, grounding=True)
+    assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    assert final(events).warnings == ("grounding skipped: no LLM configured",)
+
+
+def test_nothing_relevant_still_writes_a_complete_trace(world: World) -> None:
+    events = ask(world, None, "What is the airspeed of an unladen swallow?", min_similarity=0.95)
+    assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    assert final(events).answer == NOTHING_RELEVANT
+
+
+def test_an_empty_question_is_an_error_and_writes_nothing(world: World) -> None:
+    events = ask(world, None, "   ")
+    assert events == [ErrorMessage(type="InputError", message="the question is empty", session_id=SID)]
+    assert world.store.count(g=GRAPH_RETRIEVAL) == 0
+
+
+def test_informed_by_links_a_sub_trace_and_the_answer_is_in_the_librarian(world: World) -> None:
+    rag = GraphRag(world.store, world.librarian, world.embedder, world.index, None, clock=lambda: WHEN)
+    agent_q = ids.agent_question_iri("agent1")
+
+    async def run() -> list[Event]:
+        return [ev async for ev in rag.ask(Q, session_id=SID, informed_by=agent_q)]
+
+    events = asyncio.run(run())
+    assert Quad(ids.question_iri(SID), PROV.wasInformedBy, agent_q, GRAPH_RETRIEVAL) in step(events, "question").triples
+    record = world.librarian.get(ids.graph_rag_answer_iri(SID).value)
+    assert (record.kind, record.title) == ("answer", Q)
+    assert world.librarian.text(record.id) == final(events).answer
+
+
+def test_params_default_to_settings_and_reject_nonsense() -> None:
+    from provgraph.config import load_settings
+
+    p = GraphRagParams()
+    assert (p.entity_limit, p.triple_limit, p.max_subgraph_size, p.max_path_length, p.edge_score_limit,
+            p.edge_limit) == (50, 30, 150, 2, 30, 25)
+    s = load_settings(edge_limit=7)
+    assert GraphRagParams.from_settings(s, entity_limit=3, grounding=None).edge_limit == 7
+    try:
+        GraphRagParams(edge_limit=0)
+    except Exception as exc:
+        assert str(exc) == "GraphRAG edge-limit must be a positive integer, got 0"
+    else:
+        raise AssertionError("edge_limit=0 accepted")
