@@ -19,15 +19,17 @@ ROOT = Path(__file__).resolve().parent.parent
 CLI = [str(Path(sys.executable).parent / "provgraph")]
 COLLECTION = os.environ.get("PROVGRAPH_DEMO_COLLECTION", "demo")
 QUESTIONS = [
-    "What did Marie Curie discover?",
-    "How is Ernest Rutherford connected to radioactivity?",
+    "Who discovered radioactivity?",
+    "Who won the Nobel Prize in Chemistry in 1911?",
 ]
 DOC_QUESTION = "Who founded the Radium Institute and what was it for?"
 
 
 def step(title: str, *args: str, capture: bool = False) -> str:
-    """Run one provgraph command, showing it like a person would type it."""
-    print(f"\n\033[1m== {title}\033[0m\n$ provgraph {' '.join(args)}", flush=True)
+    """Run one provgraph command, showing it like a person would type it (``capture``: quietly)."""
+    if not capture:
+        shown = " ".join(f"'{a}'" if " " in a else a for a in args)
+        print(f"\n\033[1m== {title}\033[0m\n$ provgraph {shown}", flush=True)
     result = subprocess.run([*CLI, *args], cwd=ROOT, text=True, capture_output=capture)
     if result.returncode != 0:
         if capture:
@@ -44,7 +46,7 @@ def main() -> None:
         step("GraphRAG, explainable: each step on stderr as it happens", "graph-rag", "-q", q, "-x", "-C", COLLECTION)
     step("Document RAG, explainable", "document-rag", "-q", DOC_QUESTION, "-x", "-C", COLLECTION)
     step("The traces written to urn:graph:retrieval", "traces", "list", "-C", COLLECTION)
-    traces = json.loads(step("(as JSON)", "traces", "list", "-C", COLLECTION, "--format", "json", capture=True))
+    traces = json.loads(step("", "traces", "list", "-C", COLLECTION, "--format", "json", capture=True))
     first = traces[-1]["session_id"]  # newest first: the last row is the demo's first question
     step("The first trace, each selected edge traced to its sources", "traces", "show", first,
          "--show-provenance", "-C", COLLECTION)

@@ -86,6 +86,7 @@ class Source:
     page: str | None = None
     page_number: int | None = None
     section: str | None = None
+    section_title: str | None = None
     subgraph: str | None = None
     edge: TripleTerm | None = None
     marker: str | None = None  # citation marker in the answer, e.g. "[1]"
@@ -133,7 +134,7 @@ def _source_json(s: Source) -> dict[str, Any]:
     out: dict[str, Any] = {
         "document": s.document, "title": s.title, "chunk": s.chunk, "chunk_index": s.chunk_index,
         "offset": s.offset, "length": s.length, "page": s.page, "page_number": s.page_number,
-        "section": s.section, "subgraph": s.subgraph, "marker": s.marker,
+        "section": s.section, "section_title": s.section_title, "subgraph": s.subgraph, "marker": s.marker,
     }
     if s.edge is not None:
         out["edge"] = _triple_json(s.edge)

@@ -123,6 +123,7 @@ async def _drive(events: AsyncIterator[Event], *, fmt: OutFormat, explain: Expla
     err = lambda text: typer.echo(text, err=True)  # noqa: E731
     pieces: list[str] = []
     code = 0
+    ended = False
     async for ev in events:  # read to the end, so the stream closes itself (and its MCP servers)
         if fmt is OutFormat.json:
             out(json.dumps(to_json(ev), ensure_ascii=False))
@@ -134,8 +135,9 @@ async def _drive(events: AsyncIterator[Event], *, fmt: OutFormat, explain: Expla
                 explain(ev)
         elif isinstance(ev, AnswerPiece):
             pieces.append(ev.text)
-            if streaming and ev.text:
-                out(ev.text, nl=False)
+            if streaming and (ev.text or ev.end_of_stream):
+                out(ev.text, nl=ev.end_of_stream)  # the answer's line ends with its stream
+                ended = ev.end_of_stream
         elif isinstance(ev, Thought) and verbose:
             err(f"[{ev.step}] Thought: {ev.text}")
         elif isinstance(ev, Action) and verbose:
@@ -148,7 +150,10 @@ async def _drive(events: AsyncIterator[Event], *, fmt: OutFormat, explain: Expla
             err(f"error: {ev.message}")
             code = _error_code(ev)
         elif isinstance(ev, Final):
-            out("" if streaming else ev.answer)
+            if not streaming:
+                out(ev.answer)
+            elif not ended:
+                out("")
             _citations(ev, out)
             for warning in ev.warnings:
                 err(f"warning: {warning}")
@@ -157,7 +162,7 @@ async def _drive(events: AsyncIterator[Event], *, fmt: OutFormat, explain: Expla
 
 def _citations(final: Final, out: Callable[[str], None]) -> None:
     """Marked citations as ``graph-rag`` prints them; unmarked sources (an agent's) one per line."""
-    lines = citation_lines(final.sources)
+    lines = citation_lines(final.sources, final.answer)
     lines += [f"{source_line(s)}, chars {s.offset}–{s.offset + s.length}" for s in final.sources if not s.marker]
     if lines:
         out("")

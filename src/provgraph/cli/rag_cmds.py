@@ -16,6 +16,7 @@ import typer
 
 from provgraph import errors
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, exit_code_for, settings_from
+from provgraph.explain.render_text import source_line as render_source_line
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
 from provgraph.rdf.terms import Literal, Quad, TripleTerm
 from provgraph.rdf.vocab import TG
@@ -38,9 +39,8 @@ def _limit(flag: str, what: str) -> typer.models.OptionInfo:
 
 
 def source_line(src: Source) -> str:
-    """``Chunk i → Page n → <title>`` (``Chunk i → <title>`` without pages)."""
-    page = f" → Page {src.page_number}" if src.page_number is not None else ""
-    return f"Chunk {src.chunk_index}{page} → {src.title}"
+    """The ``-x`` source line: ``Chunk i → Page n → <title>`` (SPEC §8), without offsets."""
+    return render_source_line(src, offsets=False)
 
 
 def _one_line(text: str) -> str:
@@ -92,14 +92,25 @@ def explain_lines(event: Explain, store: OxigraphStore) -> list[str]:
     return lines
 
 
-def citation_lines(sources: Sequence[Source]) -> list[str]:
-    """One line per citation marker: ``[n] title, page p, chars a–b``."""
+def citation_lines(sources: Sequence[Source], answer: str | None = None) -> list[str]:
+    """One line per citation marker: ``[n] title, page p, chars a–b``.
+
+    Given the answer, only the markers it cites are listed, then a count of the other sources.
+    """
     seen: dict[str, str] = {}
     for src in sources:
         if src.marker and src.marker not in seen:
-            page = f", page {src.page_number}" if src.page_number is not None else ""
-            seen[src.marker] = f"{src.marker} {src.title}{page}, chars {src.offset}–{src.offset + src.length}"
-    return [seen[m] for m in sorted(seen, key=lambda m: int(m.strip("[]")) if m.strip("[]").isdigit() else 0)]
+            where = f", page {src.page_number}" if src.page_number is not None else ""
+            if src.page_number is None and src.section_title:
+                where = f', section "{_one_line(src.section_title)}"'
+            seen[src.marker] = f"{src.marker} {src.title}{where}, chars {src.offset}–{src.offset + src.length}"
+    order = sorted(seen, key=lambda m: int(m.strip("[]")) if m.strip("[]").isdigit() else 0)
+    if answer is None:
+        return [seen[m] for m in order]
+    cited = [m for m in order if m in answer]
+    rest = len(order) - len(cited)
+    more = [f"(+{rest} more supporting chunk(s) in the trace: provgraph traces show ID --show-provenance)"]
+    return [seen[m] for m in cited] + (more if rest else [])
 
 
 def _error_code(event: ErrorMessage) -> int:
@@ -133,7 +144,7 @@ def _show(event: Event, store: OxigraphStore, *, explainable: bool, streaming: b
     elif isinstance(event, Final):
         if not streaming:
             typer.echo(event.answer)
-        citations = citation_lines(event.sources)
+        citations = citation_lines(event.sources, event.answer)
         if citations:
             typer.echo("\n" + "\n".join(citations))
     if isinstance(event, Final):

@@ -51,11 +51,17 @@ def render_list(summaries: Sequence[TraceSummary], *, show_parent: bool = False)
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
 
 
-def source_line(source: Source) -> str:
-    """``Chunk 3 → Page 2 → <title> (chars 412–1392)``; without pages ``Chunk 3 → <title> (…)``."""
-    page = f" → Page {source.page_number}" if source.page_number is not None else ""
-    end = source.offset + source.length
-    return f"Chunk {source.chunk_index}{page} → {source.title} (chars {source.offset}–{end})"
+def source_line(source: Source, *, offsets: bool = True) -> str:
+    """``Chunk 3 → Page 2 → <title> (chars 412–1392)``; a section shows ``Section "<heading>"``
+    where the page would be; plain text has neither."""
+    if source.page_number is not None:
+        middle = f" → Page {source.page_number}"
+    elif source.section_title:
+        middle = f' → Section "{" ".join(source.section_title.split())}"'
+    else:
+        middle = ""
+    where = f" (chars {source.offset}–{source.offset + source.length})" if offsets else ""
+    return f"Chunk {source.chunk_index}{middle} → {source.title}{where}"
 
 
 class _Lines:

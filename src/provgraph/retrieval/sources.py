@@ -18,14 +18,15 @@ __all__ = ["edge_sources", "chunk_sources"]
 _CHAIN = """
     ?chunk tg:chunkIndex ?cidx ; tg:charOffset ?coff ; tg:charLength ?clen ; prov:wasDerivedFrom ?parent .
     OPTIONAL { ?parent tg:pageNumber ?pnum }
+    OPTIONAL { ?parent rdfs:label ?plabel }
     OPTIONAL { ?parent prov:wasDerivedFrom ?pdoc }
     BIND(COALESCE(?pdoc, ?parent) AS ?doc)
     OPTIONAL { ?doc dc:title ?title }
 """
 
 # VALUES inside the GRAPH block, so the engine starts from the given terms
-_EDGES = "SELECT ?t ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?t {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
-_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
+_EDGES = "SELECT ?t ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?t {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
+_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
 
 
 def _int(term: object) -> int:
@@ -47,6 +48,7 @@ def _source(row: dict, edge: TripleTerm | None) -> Source:
         page=parent.value if is_page else None,
         page_number=_int(row["pnum"]) if is_page else None,
         section=parent.value if nested and not is_page else None,
+        section_title=row["plabel"].value if nested and not is_page and "plabel" in row else None,
         subgraph=row["sg"].value if "sg" in row else None,
         edge=edge,
     )
