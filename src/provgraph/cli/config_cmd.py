@@ -27,7 +27,10 @@ def show(
     ctx: typer.Context,
     fmt: ShowFormat = typer.Option(ShowFormat.table, "--format", "-f", help="table or json."),
 ) -> None:
-    """Print the settings in effect (flags > PROVGRAPH_* env > provgraph.toml > defaults); secrets as ****."""
+    """Print the settings in effect (flags > PROVGRAPH_* env > provgraph.toml > defaults); secrets as ****.
+
+    Example: PROVGRAPH_LLM_MODEL=llama3.1:8b provgraph config show --format json
+    """
     values = settings_from(ctx).masked()
     if fmt is ShowFormat.json:
         typer.echo(json.dumps(values, indent=2, ensure_ascii=False, default=str))

@@ -164,15 +164,19 @@ class TripleTerm:
     o: Term
 
     def __post_init__(self) -> None:
-        if not isinstance(self.s, (Iri, BlankNode)):
-            raise InputError(f"a triple's subject must be an IRI or blank node, got {self.s!r}")
-        if not isinstance(self.p, Iri):
-            raise InputError(f"a triple's predicate must be an IRI, got {self.p!r}")
-        if not isinstance(self.o, (Iri, BlankNode, Literal, TripleTerm)):
-            raise InputError(f"not an RDF term: {self.o!r}")
+        _check_triple(self.s, self.p, self.o)
 
     def __str__(self) -> str:
         return f"<<( {self.s} {self.p} {self.o} )>>"
+
+
+def _check_triple(s: object, p: object, o: object) -> None:
+    if not isinstance(s, (Iri, BlankNode)):
+        raise InputError(f"a triple's subject must be an IRI or blank node, got {s!r}")
+    if not isinstance(p, Iri):
+        raise InputError(f"a triple's predicate must be an IRI, got {p!r}")
+    if not isinstance(o, (Iri, BlankNode, Literal, TripleTerm)):
+        raise InputError(f"not an RDF term: {o!r}")
 
 
 Term = Union[Iri, Literal, BlankNode, TripleTerm]
@@ -189,7 +193,7 @@ class Quad:
     g: Iri | None = None
 
     def __post_init__(self) -> None:
-        TripleTerm(self.s, self.p, self.o)  # same checks as a triple
+        _check_triple(self.s, self.p, self.o)
         if self.g is not None and not isinstance(self.g, Iri):
             raise InputError(f"a graph name must be an IRI, got {self.g!r}")
 

@@ -1,0 +1,31 @@
+"""Every command (and sub-command) has --help with an example."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from provgraph.cli.app import app
+from tests.cli_runner import run
+
+
+def _commands(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, cmd in group.commands.items():
+        if hasattr(cmd, "commands"):  # a sub-group (typer vendors its own click)
+            found += _commands(cmd, (*prefix, name))
+        else:
+            found.append((*prefix, name))
+    return found
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    commands = _commands(typer.main.get_command(app))
+    assert len(commands) == 18
+    missing = []
+    for cmd in commands:
+        r = run(*cmd, "--help")
+        if r.code != 0 or "Example" not in r.out:
+            missing.append(" ".join(cmd))
+    assert missing == []

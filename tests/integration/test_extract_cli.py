@@ -1,0 +1,56 @@
+"""`provgraph load` and `provgraph extract` with a scripted LLM: failures counted, retried alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import provgraph.runtime
+from provgraph.errors import ModelUnavailable
+from tests.cli_runner import run
+from tests.fakes.scripted_llm import ScriptedChatModel
+
+GOOD = json.dumps({"relationships": [
+    {"subject": "Marie Curie", "predicate": "discovered", "object": "polonium", "object_is_literal": False}]})
+
+
+def _write(tmp_path: Path) -> list[Path]:
+    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    files[0].write_text("Marie Curie discovered polonium in 1898.", encoding="utf-8")
+    files[1].write_text("FAIL here: Pierre Curie studied crystals.", encoding="utf-8")
+    return files
+
+
+def test_failed_chunks_are_counted_and_extract_retries_only_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = ScriptedChatModel(lambda c: ModelUnavailable("scripted: 500 every time") if "FAIL" in c.messages[1].content else GOOD)
+    monkeypatch.setattr(provgraph.runtime, "build_chat_model", lambda settings: broken)
+    files = _write(tmp_path)
+    r = run("load", *map(str, files), "--extractors", "relationships", "--format", "json")
+    assert r.code == 1
+    docs = {d["document"]: d for d in json.loads(r.out)["documents"]}
+    assert docs["urn:doc:a.txt"]["failed_chunks"] == 0 and docs["urn:doc:a.txt"]["facts"] == 1
+    assert docs["urn:doc:b.txt"]["failed_chunks"] == 1 and docs["urn:doc:b.txt"]["facts"] == 0
+    assert "ModelUnavailable: scripted: 500 every time" in r.err
+
+    fixed = ScriptedChatModel(lambda c: GOOD)
+    monkeypatch.setattr(provgraph.runtime, "build_chat_model", lambda settings: fixed)
+    r = run("extract", "b.txt", "--extractor", "relationships")
+    assert r.code == 0, r.err
+    assert r.out == "urn:doc:b.txt: 1 chunk extraction(s) done, 1 facts, 0 failed, 0 already done\n"
+    assert len(fixed.calls) == 1
+    r = run("extract", "a.txt", "--extractor", "relationships")
+    assert r.out == "urn:doc:a.txt: 0 chunk extraction(s) done, 0 facts, 0 failed, 1 already done\n"
+    assert len(fixed.calls) == 1  # nothing to retry: no LLM call
+    r = run("extract", "a.txt", "--extractor", "relationships", "--force")
+    assert r.out.startswith("urn:doc:a.txt: 1 chunk extraction(s) done") and len(fixed.calls) == 2
+
+
+def test_llm_extractors_without_an_llm_say_how_to_configure_one(tmp_path: Path) -> None:
+    files = _write(tmp_path)
+    r = run("load", str(files[0]), "--extractors", "relationships")
+    assert r.code == 2
+    assert r.err == ("error: extractor(s) relationships need an LLM: set PROVGRAPH_LLM_BASE_URL and "
+                     "PROVGRAPH_LLM_MODEL (or use --extractors cooccurrence)\n")
+    assert run("extract", "missing.txt").code == 3
