@@ -70,6 +70,21 @@ class BlobStore:
             raise StoreError(f"librarian: cannot write blob {target}: {exc.strerror or exc}") from exc
         return digest, True
 
+    def put_many(self, blobs: dict[str, bytes]) -> list[str]:
+        """Store many blobs (digest → bytes); returns the digests written as new FILES."""
+        small = [(d, b) for d, b in blobs.items() if len(b) <= self.inline_limit]
+        self._conn().executemany("INSERT OR IGNORE INTO blobs (digest, data) VALUES (?, ?)", small)
+        written: list[str] = []
+        try:
+            for digest, data in blobs.items():
+                if len(data) > self.inline_limit and self.put(data, digest)[1]:
+                    written.append(digest)
+        except BaseException:
+            for digest in written:  # this call's new files: nothing committed uses them
+                self.delete(digest)
+            raise
+        return written
+
     def get(self, digest: str) -> bytes:
         """The bytes of blob ``digest``; :class:`StoreError` if missing or damaged."""
         inline = self._inline(digest)

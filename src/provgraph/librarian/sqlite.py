@@ -176,6 +176,17 @@ class SqliteLibrarian:
                 if used is None:
                     self._blobs.delete(digest)
 
+    @staticmethod
+    def _rows(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, sqlite3.Row]:
+        """The stored rows of many ids, in as few queries as SQLite's parameter limit allows."""
+        found: dict[str, sqlite3.Row] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ", ".join("?" * len(part))
+            for row in db.execute(f"SELECT {_COLUMNS} FROM records WHERE id IN ({marks})", part):
+                found[row["id"]] = row
+        return found
+
     def _row(self, id: str) -> sqlite3.Row:
         with self._lock, self._errors("lookup"):
             row: sqlite3.Row | None = self._conn().execute(
@@ -235,8 +246,11 @@ class SqliteLibrarian:
         with self._write("add") as db:
             try:
                 changed: list[str] = []
+                rows: list[tuple[object, ...]] = []
+                blobs: dict[str, bytes] = {}  # content and text are often one blob
+                olds = self._rows(db, [p.rec.id for p in batch])
                 for prep in batch:
-                    old = db.execute(f"SELECT {_COLUMNS} FROM records WHERE id = ?", (prep.rec.id,)).fetchone()
+                    old = olds.get(prep.rec.id)
                     created = _iso(prep.rec.created) if prep.rec.created else (old["created"] if old else now)
                     row = prep.row(created)
                     if old is not None and tuple(old) == row:
@@ -244,13 +258,15 @@ class SqliteLibrarian:
                     if old is not None and prep.rec.created is None:
                         row = prep.row(now)  # a new version of the record
                     for data, digest in ((prep.rec.data, prep.content_hash), (prep.text_bytes, prep.text_hash)):
-                        if data is not None and self._blobs.put(data, digest)[1]:
-                            written.append(digest)
+                        if data is not None:
+                            blobs.setdefault(digest, data)
                     if old is not None:
                         garbage.update((old["content_hash"], old["text_hash"]))
                         if (old["content_hash"], old["text_hash"]) != (prep.content_hash, prep.text_hash):
                             changed.append(prep.rec.id)
-                    db.execute(_UPSERT, row)
+                    rows.append(row)
+                written += self._blobs.put_many(blobs)
+                db.executemany(_UPSERT, rows)
                 garbage.update(self._drop_stale(db, changed, ids, batch))
             except BaseException:
                 for digest in written:  # files new in this call: no committed record uses them

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pyoxigraph as ox
 
 from provgraph.errors import InputError
@@ -10,6 +12,13 @@ from provgraph.rdf.terms import BlankNode, Iri, Literal, Quad, Term, TripleTerm
 __all__ = ["to_ox", "from_ox", "quad_to_ox", "quad_from_ox", "graph_to_ox", "graph_from_ox"]
 
 _OX_XSD_STRING = ox.NamedNode("http://www.w3.org/2001/XMLSchema#string")
+_DEFAULT_GRAPH = ox.DefaultGraph()
+
+
+@lru_cache(maxsize=65_536)
+def _named(value: str) -> ox.NamedNode:
+    """Predicates, classes and graph names recur in every quad: convert each once."""
+    return ox.NamedNode(value)
 
 
 def to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
@@ -22,12 +31,12 @@ def to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
 
 def _to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
     if isinstance(term, Iri):
-        return ox.NamedNode(term.value)
+        return _named(term.value)
     if isinstance(term, Literal):
         if term.language:
             return ox.Literal(term.value, language=term.language)
         if term.datatype is not None:
-            return ox.Literal(term.value, datatype=ox.NamedNode(term.datatype.value))
+            return ox.Literal(term.value, datatype=_named(term.datatype.value))
         return ox.Literal(term.value)
     if isinstance(term, BlankNode):
         return ox.BlankNode(term.id)
@@ -54,7 +63,7 @@ def from_ox(term: object) -> Term:
 
 def graph_to_ox(g: Iri | None) -> ox.NamedNode | ox.DefaultGraph:
     """The pyoxigraph graph name (``None`` is the default graph)."""
-    return ox.DefaultGraph() if g is None else ox.NamedNode(g.value)
+    return _DEFAULT_GRAPH if g is None else _named(g.value)
 
 
 def graph_from_ox(g: object) -> Iri | None:
