@@ -7,17 +7,14 @@ observations on stderr; ``--format json`` prints every event as a JSON line (SPE
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from enum import Enum
 
 import typer
 
-from provgraph import errors
 from provgraph.agent.tools import Tool
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, exit_code_for, settings_from
-from provgraph.cli.rag_cmds import citation_lines, explain_lines, source_line
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from
+from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
 from provgraph.cli.render import truncate
 from provgraph.config import Settings
 from provgraph.errors import ConfigError
@@ -39,11 +36,6 @@ from provgraph.runtime import Runtime
 from provgraph.store.oxigraph import OxigraphStore
 
 __all__ = ["register", "document_rag", "agent", "ExplainPrinter"]
-
-
-class OutFormat(str, Enum):
-    text = "text"
-    json = "json"
 
 
 def _values(ev: Explain, predicate: Iri) -> list[Term]:
@@ -108,15 +100,7 @@ class ExplainPrinter:
         return out
 
 
-def _error_code(ev: ErrorMessage) -> int:
-    """The exit code of the error class the stream reported (1 for anything else)."""
-    cls = getattr(errors, ev.type, None)
-    if isinstance(cls, type) and issubclass(cls, errors.ProvgraphError):
-        return exit_code_for(cls(ev.message))
-    return 1
-
-
-async def _drive(events: AsyncIterator[Event], *, fmt: OutFormat, explain: ExplainPrinter | None,
+async def _drive(events: AsyncIterator[Event], *, fmt: OutputFormat, explain: ExplainPrinter | None,
                  verbose: bool, streaming: bool) -> int:
     """Render the event stream; returns the exit code (0, or the error's)."""
     out = lambda text, nl=True: typer.echo(text, nl=nl)  # noqa: E731
@@ -125,10 +109,10 @@ async def _drive(events: AsyncIterator[Event], *, fmt: OutFormat, explain: Expla
     code = 0
     ended = False
     async for ev in events:  # read to the end, so the stream closes itself (and its MCP servers)
-        if fmt is OutFormat.json:
+        if fmt is OutputFormat.json:
             out(json.dumps(to_json(ev), ensure_ascii=False))
             if isinstance(ev, ErrorMessage):
-                code = _error_code(ev)
+                code = error_code(ev)
             continue
         if isinstance(ev, Explain):
             if explain is not None:
@@ -148,7 +132,7 @@ async def _drive(events: AsyncIterator[Event], *, fmt: OutFormat, explain: Expla
             if streaming and pieces:
                 out("")
             err(f"error: {ev.message}")
-            code = _error_code(ev)
+            code = error_code(ev)
         elif isinstance(ev, Final):
             if not streaming:
                 out(ev.answer)
@@ -170,20 +154,10 @@ def _citations(final: Final, out: Callable[[str], None]) -> None:
             out(line)
 
 
-def _run(events: Callable[[], AsyncIterator[Event]], rt: Runtime, *, fmt: OutFormat,
+def _run(events: Callable[[], AsyncIterator[Event]], rt: Runtime, *, fmt: OutputFormat,
          explain: ExplainPrinter | None, verbose: bool, streaming: bool) -> None:
     """Drive the stream in one event loop, close the LLM there, exit with the stream's code."""
-
-    async def main() -> int:
-        try:
-            return await _drive(events(), fmt=fmt, explain=explain, verbose=verbose, streaming=streaming)
-        finally:
-            if rt.llm is not None:
-                await rt.llm.aclose()
-
-    code = asyncio.run(main())
-    if code:
-        raise typer.Exit(code)
+    run_to_exit(lambda: _drive(events(), fmt=fmt, explain=explain, verbose=verbose, streaming=streaming), rt.llm)
 
 
 def document_rag(
@@ -193,7 +167,7 @@ def document_rag(
     user: str = USER_OPTION,
     explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
     streaming: bool = typer.Option(True, "--streaming/--no-streaming", help="Print the answer as it streams."),
-    fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="text, or json (one event per line)."),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
     doc_limit: int = typer.Option(None, "--doc-limit", min=1, help="Chunks retrieved (default from settings)."),
 ) -> None:
     """Answer from the most similar chunks, citing them; extractive (cited sentences) without an LLM.
@@ -234,7 +208,7 @@ def agent(
     user: str = USER_OPTION,
     explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Print thoughts, actions and observations on stderr."),
-    fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="text, or json (one event per line)."),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
     max_iterations: int = typer.Option(None, "--max-iterations", min=1,
                                        help="Think/act/observe rounds at most (default from settings)."),
 ) -> None:

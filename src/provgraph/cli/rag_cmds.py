@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from enum import Enum
 
 import typer
@@ -18,6 +18,7 @@ from provgraph import errors
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, exit_code_for, settings_from
 from provgraph.explain.render_text import source_line as render_source_line
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
+from provgraph.models.base import ChatModel
 from provgraph.rdf.terms import Literal, Quad, TripleTerm
 from provgraph.rdf.vocab import TG
 from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
@@ -26,7 +27,10 @@ from provgraph.retrieval.sources import edge_sources
 from provgraph.runtime import Runtime
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["register", "graph_rag", "explain_lines", "citation_lines", "source_line"]
+__all__ = [
+    "register", "graph_rag", "explain_lines", "citation_lines", "source_line", "OutputFormat", "error_code",
+    "run_to_exit",
+]
 
 
 class OutputFormat(str, Enum):
@@ -113,24 +117,35 @@ def citation_lines(sources: Sequence[Source], answer: str | None = None) -> list
     return [seen[m] for m in cited] + (more if rest else [])
 
 
-def _error_code(event: ErrorMessage) -> int:
+def error_code(event: ErrorMessage) -> int:
+    """The exit code of the error class the stream reported (1 for anything else)."""
     cls = getattr(errors, event.type, None)
     if isinstance(cls, type) and issubclass(cls, errors.ProvgraphError):
         return exit_code_for(cls(event.message))
     return 1
 
 
+def run_to_exit(main: Callable[[], Awaitable[int]], llm: ChatModel | None) -> None:
+    """Run ``main`` in one event loop, close ``llm`` in that loop, and exit with ``main``'s code if it is not 0."""
+
+    async def run() -> int:
+        try:
+            return await main()
+        finally:
+            if llm is not None:
+                await llm.aclose()
+
+    code = asyncio.run(run())
+    if code:
+        raise typer.Exit(code)
+
+
 async def _run(rt: Runtime, params: GraphRagParams, question: str, *, explainable: bool, streaming: bool,
                fmt: OutputFormat) -> int:
-    llm = rt.llm
-    rag = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, llm, params)
+    rag = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, rt.llm, params)
     code = 0
-    try:
-        async for event in rag.ask(question):
-            code = _show(event, rt.store, explainable=explainable, streaming=streaming, fmt=fmt)
-    finally:
-        if llm is not None:
-            await llm.aclose()
+    async for event in rag.ask(question):
+        code = _show(event, rt.store, explainable=explainable, streaming=streaming, fmt=fmt)
     return code
 
 
@@ -153,7 +168,7 @@ def _show(event: Event, store: OxigraphStore, *, explainable: bool, streaming: b
     if isinstance(event, ErrorMessage):
         if fmt is OutputFormat.text:
             typer.echo(f"error: {event.message}", err=True)
-        return _error_code(event)
+        return error_code(event)
     return 0
 
 
@@ -184,9 +199,7 @@ def graph_rag(
     )
     params = GraphRagParams.from_settings(settings, grounding=grounding)
     with Runtime(settings, create=False) as rt:
-        code = asyncio.run(_run(rt, params, question, explainable=explainable, streaming=streaming, fmt=fmt))
-    if code:
-        raise typer.Exit(code)
+        run_to_exit(lambda: _run(rt, params, question, explainable=explainable, streaming=streaming, fmt=fmt), rt.llm)
 
 
 def register(app: typer.Typer) -> None:

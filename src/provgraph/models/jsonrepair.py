@@ -14,16 +14,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from provgraph.errors import MalformedOutput
+from provgraph.models.base import JsonCompletion, Usage
 from provgraph.models.schema import schema_errors
 
-__all__ = ["parse_json", "parse_jsonl", "parse_validated", "JsonLines", "strip_trailing_commas"]
+__all__ = ["parse_json", "parse_jsonl", "parse_validated", "json_completion", "JsonLines", "strip_trailing_commas"]
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
 _OPENERS = "{["
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # a string after its opening quote
+_CLOSES_NEXT = re.compile(r"[ \t\r\n]*[}\]]")  # white space, then a closing bracket
 _CLOSER = {"{": "}", "[": "]"}
 
 
@@ -72,6 +76,15 @@ def parse_validated(text: str, schema: dict[str, Any], *, what: str) -> Any:
     return data
 
 
+def json_completion(text: str, usage: Usage, schema: dict[str, Any], *, model: str, schema_name: str) -> JsonCompletion:
+    """A backend's answer ``text`` as a :class:`JsonCompletion`, through :func:`parse_validated`.
+
+    Raises :class:`MalformedOutput` naming ``model`` and ``schema_name`` when the text is not valid.
+    """
+    data = parse_validated(text, schema, what=f"{model} answer for {schema_name!r}")
+    return JsonCompletion(data, text, usage)
+
+
 def parse_jsonl(text: str) -> JsonLines:
     """Objects from JSON Lines output (fences and prose lines tolerated); never raises.
 
@@ -100,28 +113,25 @@ def parse_jsonl(text: str) -> JsonLines:
 def strip_trailing_commas(text: str) -> str:
     """Remove commas directly before ``}`` or ``]`` (outside strings)."""
     out: list[str] = []
-    in_string = escaped = False
-    n = len(text)
-    for i, ch in enumerate(text):
-        if in_string:
-            out.append(ch)
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                continue
-        out.append(ch)
+    kept = 0
+    for i, ch in _outside_strings(text):
+        if ch == "," and _CLOSES_NEXT.match(text, i + 1):
+            out.append(text[kept:i])
+            kept = i + 1
+    out.append(text[kept:])
     return "".join(out)
+
+
+def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """Index and character of each character from ``start`` outside JSON strings (an unclosed one runs to the end)."""
+    i, n = start, len(text)
+    while i < n:
+        if text[i] == '"':
+            closed = _STRING_REST.match(text, i + 1)
+            i = closed.end() if closed else n
+        else:
+            yield i, text[i]
+            i += 1
 
 
 def _loads(text: str) -> tuple[Any, bool]:
@@ -171,19 +181,8 @@ def _values(text: str) -> list[Any]:
 
 def _balanced_end(text: str, start: int) -> int | None:
     stack = [_CLOSER[text[start]]]
-    in_string = escaped = False
-    for i in range(start + 1, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in _OPENERS:
+    for i, ch in _outside_strings(text, start + 1):
+        if ch in _OPENERS:
             stack.append(_CLOSER[ch])
         elif ch in "}]":
             if ch != stack.pop():

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 
 from provgraph.errors import ConfigError, ModelError
 from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage
-from provgraph.models.jsonrepair import parse_validated
-from provgraph.models.schema import schema_instruction
+from provgraph.models.jsonrepair import json_completion
+from provgraph.models.schema import with_schema_instruction
 
 __all__ = ["LocalChatModel", "default_threads"]
 
@@ -87,12 +87,11 @@ class LocalChatModel:
     ) -> JsonCompletion:
         """JSON constrained by llama.cpp's grammar from ``schema``; bound the schema (maxItems,
         maxLength) or small models may ramble until ``max_tokens``. Raises MalformedOutput."""
-        request = self._request(_with_instruction(messages, schema), temperature, max_tokens)
+        request = self._request(messages, temperature, max_tokens)
+        request["messages"] = with_schema_instruction(request["messages"], schema)
         request["response_format"] = {"type": "json_object", "schema": schema}
         response = await self._run(lambda llm: llm.create_chat_completion(**request))
-        text = _text(response)
-        data = parse_validated(text, schema, what=f"{self.name} answer for {schema_name!r}")
-        return JsonCompletion(data, text, self._usage(response))
+        return json_completion(_text(response), self._usage(response), schema, model=self.name, schema_name=schema_name)
 
     def stream(
         self, messages: Sequence[Message], *, temperature: float = 0.0, max_tokens: int | None = None
@@ -203,13 +202,3 @@ class LocalChatModel:
 def _text(response: dict[str, Any]) -> str:
     choices = response.get("choices") or [{}]
     return (choices[0].get("message") or {}).get("content") or ""
-
-
-def _with_instruction(messages: Sequence[Message], schema: dict[str, Any]) -> list[Message]:
-    hint = schema_instruction(schema)
-    out = list(messages)
-    if out and out[0].role == "system":
-        out[0] = Message("system", f"{out[0].content}\n\n{hint}")
-    else:
-        out.insert(0, Message("system", hint))
-    return out

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 from provgraph.errors import ModelError, ModelUnavailable
 from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage
-from provgraph.models.jsonrepair import parse_validated
+from provgraph.models.jsonrepair import json_completion
 from provgraph.models.retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
-from provgraph.models.schema import schema_instruction
+from provgraph.models.schema import with_schema_instruction
 
 __all__ = ["OpenAIChatModel", "status_detail"]
 
@@ -99,7 +99,7 @@ class OpenAIChatModel:
         """
         request = self._request(messages, temperature, max_tokens)
         if "response_format" in self._unsupported:
-            request["messages"] = _with_instruction(request["messages"], schema)
+            request["messages"] = with_schema_instruction(request["messages"], schema)
         else:
             request["response_format"] = {
                 "type": "json_schema",
@@ -107,9 +107,9 @@ class OpenAIChatModel:
             }
             request["_schema"] = schema
         response = await self._with_retries(request, lambda: self._create(request))
-        text = _message_text(response)
-        data = parse_validated(text, schema, what=f"{self.name} answer for {schema_name!r}")
-        return JsonCompletion(data, text, self._usage(response))
+        return json_completion(
+            _message_text(response), self._usage(response), schema, model=self.name, schema_name=schema_name
+        )
 
     def stream(
         self, messages: Sequence[Message], *, temperature: float = 0.0, max_tokens: int | None = None
@@ -241,7 +241,7 @@ class OpenAIChatModel:
                 del request[param]
                 schema = request.pop("_schema", None)
                 if param == "response_format" and schema is not None:
-                    request["messages"] = _with_instruction(request["messages"], schema)
+                    request["messages"] = with_schema_instruction(request["messages"], schema)
                 return True
         return False
 
@@ -287,16 +287,6 @@ def _message_text(response: Any) -> str:
     if not choices:
         return ""
     return choices[0].message.content or ""
-
-
-def _with_instruction(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
-    hint = schema_instruction(schema)
-    out = [dict(m) for m in messages]
-    if out and out[0]["role"] == "system":
-        out[0]["content"] = f"{out[0]['content']}\n\n{hint}"
-    else:
-        out.insert(0, {"role": "system", "content": hint})
-    return out
 
 
 def _cause(exc: BaseException) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["schema_errors", "schema_instruction"]
+__all__ = ["schema_errors", "schema_instruction", "with_schema_instruction"]
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -39,6 +39,17 @@ def schema_instruction(schema: dict[str, Any]) -> str:
     return "Reply with one JSON value that matches this JSON schema, and nothing else:\n" + json.dumps(
         schema, ensure_ascii=False, separators=(",", ":")
     )
+
+
+def with_schema_instruction(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
+    """Chat messages (request dicts) with :func:`schema_instruction` added to the system message (or a new one)."""
+    hint = schema_instruction(schema)
+    out = [dict(m) for m in messages]
+    if out and out[0]["role"] == "system":
+        out[0]["content"] = f"{out[0]['content']}\n\n{hint}"
+    else:
+        out.insert(0, {"role": "system", "content": hint})
+    return out
 
 
 def _type_ok(value: Any, name: str) -> bool:
