@@ -9,6 +9,7 @@ Each default is written once, here; CLI flags take their defaults from these fie
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -125,7 +126,7 @@ class Settings(BaseSettings):
         return "none"
 
     def masked(self) -> dict[str, Any]:
-        """The effective settings as plain data, secrets masked."""
+        """The effective settings as plain data, secrets masked (keys, URL passwords, MCP server env)."""
         out: dict[str, Any] = {}
         for name in type(self).model_fields:
             value = getattr(self, name)
@@ -133,9 +134,28 @@ class Settings(BaseSettings):
                 value = "****" if value.get_secret_value() else ""
             elif isinstance(value, Path):
                 value = str(value)
+            elif isinstance(value, str):
+                value = _URL_PASSWORD.sub(r"\1****@", value)
+            elif name == "mcp_servers":
+                value = [_mask_server(s) for s in value]
             out[name] = value
         out["llm_provider"] = self.llm_provider
         return out
+
+
+_URL_PASSWORD = re.compile(r"(://[^/@:\s]*:)[^/@\s]*@")
+
+
+def _mask_server(server: dict[str, Any]) -> dict[str, Any]:
+    """An MCP server entry with its environment values and URL credentials masked."""
+    shown = dict(server)
+    if isinstance(shown.get("env"), dict):
+        shown["env"] = {k: "****" for k in shown["env"]}
+    if isinstance(shown.get("headers"), dict):
+        shown["headers"] = {k: "****" for k in shown["headers"]}
+    if isinstance(shown.get("url"), str):
+        shown["url"] = _URL_PASSWORD.sub(r"\1****@", shown["url"])
+    return shown
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 import typer
 
 from provgraph.agent.tools import Tool
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, settings_from
 from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
 from provgraph.cli.render import truncate
 from provgraph.config import Settings
@@ -169,6 +169,7 @@ def document_rag(
     streaming: bool = typer.Option(True, "--streaming/--no-streaming", help="Print the answer as it streams."),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
     doc_limit: int = typer.Option(None, "--doc-limit", min=1, help="Chunks retrieved (default from settings)."),
+    llm: str = LLM_OPTION,
 ) -> None:
     """Answer from the most similar chunks, citing them; extractive (cited sentences) without an LLM.
 
@@ -176,7 +177,7 @@ def document_rag(
     """
     from provgraph.retrieval.document_rag import DocumentRag
 
-    settings = settings_from(ctx, collection=collection, user=user, doc_limit=doc_limit)
+    settings = settings_from(ctx, collection=collection, user=user, doc_limit=doc_limit, llm=llm)
     with Runtime(settings, create=False) as rt:
         engine = DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, rt.llm,
                              doc_limit=settings.doc_limit)

@@ -20,13 +20,14 @@ from provgraph.errors import (
     StoreError,
 )
 
-__all__ = ["Globals", "settings_from", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION"]
+__all__ = ["Globals", "settings_from", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION"]
 
 stdout = Console()
 stderr = Console(stderr=True)
 
 USER_OPTION = typer.Option(None, "-U", "--user", help="User owning the collection (default: default).")
 COLLECTION_OPTION = typer.Option(None, "-C", "--collection", help="Collection (default: default).")
+LLM_OPTION = typer.Option(None, "--llm", help="auto, none (the no-LLM mode), openai or local (default: auto).")
 
 
 @dataclass

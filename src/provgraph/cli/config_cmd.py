@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from provgraph.cli.common import settings_from, stdout
 
@@ -41,7 +42,7 @@ def show(
     table.add_column("Environment variable", style="dim", no_wrap=True)
     for name, value in values.items():
         env = "(derived from llm)" if name == "llm_provider" else f"PROVGRAPH_{name.upper()}"
-        table.add_row(name, _display(value), env)
+        table.add_row(name, Text(_display(value)), env)
     stdout.print(table)
 
 

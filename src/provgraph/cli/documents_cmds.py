@@ -6,6 +6,7 @@ import json
 
 import typer
 from rich.table import Table
+from rich.text import Text
 from rich.tree import Tree
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from, stdout
@@ -39,7 +40,8 @@ def documents_list(
         return
     table = Table("Document", "Title", "Type", "Bytes", "Parts", "Loaded (UTC)")
     for r in rows:
-        table.add_row(r["id"], r["title"] or "", r["mime_type"], f"{r['size']:,}", str(r["parts"]), r["loaded"])
+        table.add_row(*(Text(str(v)) for v in (r["id"], r["title"] or "", r["mime_type"], f"{r['size']:,}",
+                                                 r["parts"], r["loaded"])))  # user text is data, not markup
     stdout.print(table)
 
 
@@ -55,6 +57,8 @@ def documents_show(
     settings = settings_from(ctx, collection=collection, user=user)
     with Runtime(settings, create=False) as rt:
         iri = document_iri(doc)
+        if not rt.librarian.exists(iri.value):
+            raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
         rec = rt.librarian.get(iri.value)
         parts = rt.librarian.children(iri.value)
     data = {"id": rec.id, "title": rec.title, "mime_type": rec.mime_type, "size": rec.size,
@@ -66,12 +70,12 @@ def documents_show(
         typer.echo(json.dumps(data))
         return
     for key in ("id", "title", "mime_type", "size", "content_hash", "loaded"):
-        stdout.print(f"{key:>12}: {data[key]}")
+        typer.echo(f"{key:>12}: {data[key]}")
     for key, value in rec.metadata.items():
-        stdout.print(f"{key:>12}: {value}")
+        typer.echo(f"{key:>12}: {value}")
     for p in parts:
         end = (p.offset or 0) + (p.length or 0)
-        stdout.print(f"  {p.kind} {p.number}: {p.title or ''} (chars {p.offset}–{end})")
+        typer.echo(f"  {p.kind} {p.number}: {p.title or ''} (chars {p.offset}–{end})")
 
 
 @documents_app.command("remove")
@@ -99,19 +103,19 @@ def documents_remove(
 
 def _chunk_branch(parent: Tree, chunk: ChunkNode) -> None:
     end = chunk.offset + chunk.length
-    branch = parent.add(f"Chunk {chunk.index} [dim](chars {chunk.offset}–{end}, {chunk.iri.value})[/dim]")
+    branch = parent.add(Text(f"Chunk {chunk.index} ") + Text(f"(chars {chunk.offset}–{end}, {chunk.iri.value})", "dim"))
     for s, p, o in chunk.edges:
-        branch.add(f"({s}, {p}, {o})", highlight=False)
+        branch.add(Text(f"({s}, {p}, {o})"), highlight=False)
 
 
 def render_tree(tree: DocumentTree) -> Tree:
     """The SPEC §8 provenance tree as a Rich tree."""
     pages = f", {tree.page_count} pages" if tree.page_count else ""
-    root = Tree(f"[bold]{tree.title}[/bold] [dim]({tree.iri.value}, {tree.mime_type}{pages})[/dim]")
+    root = Tree(Text(tree.title, "bold") + Text(f" ({tree.iri.value}, {tree.mime_type}{pages})", "dim"))
     for part in tree.parts:
         end = part.offset + part.length
-        name = f"Page {part.number}" if part.kind == "page" else f"Section: {part.label}"
-        branch = root.add(f"{name} [dim](chars {part.offset}–{end})[/dim]")
+        name = f"Page {part.number}" if part.kind == "page" else f"Section: {' '.join(part.label.split())}"
+        branch = root.add(Text(f"{name} ") + Text(f"(chars {part.offset}–{end})", "dim"))
         for chunk in part.chunks:
             _chunk_branch(branch, chunk)
     for chunk in tree.chunks:

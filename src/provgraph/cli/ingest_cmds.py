@@ -10,8 +10,9 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from, stderr, stdout
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, settings_from, stderr, stdout
 from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.extract.base import ChunkInput
 from provgraph.extract.pipeline import ChunkOutcome, ExtractionPipeline
@@ -66,9 +67,11 @@ def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_fil
         typer.echo(json.dumps({"documents": rows, "failed_files": failed_files,
                                "errors": [o.error for o in outcomes if o.failed]}))
         return
+    if not rows:
+        return
     table = Table("Document", "Pages", "Chunks", "Facts", "Failed", "Status", title="Loaded")
     for row in rows:
-        table.add_row(row["document"], str(row["pages"] or row["sections"] or "-"), str(row["chunks"]),
+        table.add_row(Text(row["document"]), str(row["pages"] or row["sections"] or "-"), str(row["chunks"]),
                       str(row["facts"]), str(row["failed_chunks"]), row["status"])
     stdout.print(table)
 
@@ -85,7 +88,7 @@ def load(
     extractors: str = typer.Option(None, "--extractors", help="definitions,relationships,ontology,agent,cooccurrence."),
     ontology: Path = typer.Option(None, "--ontology", help="OWL/RDFS ontology (Turtle) for the ontology extractor."),
     concurrency: int = typer.Option(None, "--concurrency", help="Concurrent LLM calls (default 4)."),
-    llm: str = typer.Option(None, "--llm", help="auto, none, openai or local (default: auto)."),
+    llm: str = LLM_OPTION,
     fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
 ) -> None:
     """Load documents: store, decode, chunk, extract, embed — every fact traced to its chunk.
@@ -95,8 +98,12 @@ def load(
     settings = settings_from(ctx, collection=collection, user=user, chunk_size=chunk_size,
                              chunk_overlap=chunk_overlap, llm=llm)
     files, failed = expand_paths(paths)
-    if (doc_id or title) and len(files) > 1:
+    if (doc_id is not None or title is not None) and len(files) > 1:
         raise InputError("--id and --title apply to one file; got several")
+    if doc_id is not None and not doc_id.strip():
+        raise InputError("--id cannot be empty or blank")
+    if concurrency is not None and concurrency < 1:
+        raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     results: list[LoadResult] = []
     with Runtime(settings) as rt, _progress() as progress:
         extractor_list = rt.extractors(extractors, ontology=ontology)  # fail early on a bad choice
@@ -104,11 +111,17 @@ def load(
         loader = DocumentLoader(rt.store, rt.librarian, chunk_size=settings.chunk_size,
                                 chunk_overlap=settings.chunk_overlap, max_bytes=int(settings.max_file_mb * 2**20))
         task = progress.add_task("files", total=len(files))
+        seen: dict[str, Path] = {}
         for path in files:
-            try:
-                results.append(loader.load_file(path, doc_id=doc_id, title=title))
-            except ProvgraphError as exc:
-                failed.append(str(exc).splitlines()[0])
+            doc = document_iri(doc_id or path.name).value
+            if doc in seen:  # two files, one document ID: refuse rather than let the second replace the first
+                failed.append(f"{path}: same document ID {doc} as {seen[doc]} in this run; load it with --id")
+            else:
+                seen[doc] = path
+                try:
+                    results.append(loader.load_file(path, doc_id=doc_id, title=title))
+                except ProvgraphError as exc:
+                    failed.append(str(exc).splitlines()[0])
             progress.advance(task)
         chunks = [c for r in results for c in r.chunks]
         outcomes = _extract(rt, chunks, extractors=extractors, ontology=ontology, concurrency=concurrency,
@@ -135,12 +148,14 @@ def extract(
     ontology: Path = typer.Option(None, "--ontology", help="Ontology (Turtle) for the ontology extractor."),
     force: bool = typer.Option(False, "--force", help="Re-extract every chunk, not only failed or new ones."),
     concurrency: int = typer.Option(None, "--concurrency", help="Concurrent LLM calls (default 4)."),
-    llm: str = typer.Option(None, "--llm", help="auto, none, openai or local."),
+    llm: str = LLM_OPTION,
 ) -> None:
     """Re-run extraction on a loaded document (by default only chunks that failed or were never extracted).
 
     Example: provgraph extract report.pdf --extractor relationships -C demo
     """
+    if concurrency is not None and concurrency < 1:
+        raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     settings = settings_from(ctx, collection=collection, user=user, llm=llm)
     with Runtime(settings, create=False) as rt, _progress() as progress:
         iri = document_iri(doc)

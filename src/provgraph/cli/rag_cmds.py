@@ -15,7 +15,7 @@ from enum import Enum
 import typer
 
 from provgraph import errors
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, exit_code_for, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, exit_code_for, settings_from
 from provgraph.explain.render_text import source_line as render_source_line
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
 from provgraph.models.base import ChatModel
@@ -187,6 +187,7 @@ def graph_rag(
     edge_score_limit: int = _limit("--edge-score-limit", "Edges kept by the similarity pre-filter"),
     edge_limit: int = _limit("--edge-limit", "Edges selected at most"),
     grounding: bool = typer.Option(False, "--grounding", help="Ask the LLM for the question's concepts first."),
+    llm: str = LLM_OPTION,
 ) -> None:
     """Answer a question from the knowledge graph; -x explains each step on stderr as it happens.
 
@@ -195,7 +196,7 @@ def graph_rag(
     settings = settings_from(
         ctx, collection=collection, user=user, entity_limit=entity_limit, triple_limit=triple_limit,
         max_subgraph_size=max_subgraph_size, max_path_length=max_path_length, edge_score_limit=edge_score_limit,
-        edge_limit=edge_limit,
+        edge_limit=edge_limit, llm=llm,
     )
     params = GraphRagParams.from_settings(settings, grounding=grounding)
     with Runtime(settings, create=False) as rt:

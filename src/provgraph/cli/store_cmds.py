@@ -9,6 +9,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from, stdout
 from provgraph.cli.render import short
@@ -56,16 +57,19 @@ def sparql(
     settings = settings_from(ctx, collection=collection, user=user)
     with Runtime(settings, create=False) as rt:
         result = rt.store.raw_query(text)
-        if isinstance(result, ox.QueryBoolean):
-            typer.echo("true" if bool(result) else "false")
-        elif isinstance(result, ox.QueryTriples):
-            typer.echo(result.serialize(format=ox.RdfFormat.N_TRIPLES).decode("utf-8"), nl=False)
-        elif fmt is QueryFormat.json:
-            typer.echo(result.serialize(format=ox.QueryResultsFormat.JSON).decode("utf-8"))
-        elif fmt is QueryFormat.csv:
-            typer.echo(result.serialize(format=ox.QueryResultsFormat.CSV).decode("utf-8"), nl=False)
-        else:
-            _print_table(result)
+        try:  # results are evaluated lazily: failures surface while serialising
+            if isinstance(result, ox.QueryBoolean):
+                typer.echo("true" if bool(result) else "false")
+            elif isinstance(result, ox.QueryTriples):
+                typer.echo(result.serialize(format=ox.RdfFormat.N_TRIPLES).decode("utf-8"), nl=False)
+            elif fmt is QueryFormat.json:
+                typer.echo(result.serialize(format=ox.QueryResultsFormat.JSON).decode("utf-8"))
+            elif fmt is QueryFormat.csv:
+                typer.echo(result.serialize(format=ox.QueryResultsFormat.CSV).decode("utf-8"), nl=False)
+            else:
+                _print_table(result)
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise QueryError(f"collection {rt.ref}: query failed: {exc}") from exc
 
 
 def _print_table(result: ox.QuerySolutions) -> None:
@@ -74,7 +78,7 @@ def _print_table(result: ox.QuerySolutions) -> None:
     count = 0
     for sol in result:
         count += 1
-        table.add_row(*("" if sol[n] is None else short(from_ox(sol[n])) for n in names))
+        table.add_row(*(Text("" if sol[n] is None else short(from_ox(sol[n]))) for n in names))  # data, not markup
     stdout.print(table)
     stdout.print(f"{count} row(s)")
 
@@ -97,7 +101,10 @@ def export(
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     else:
-        output.write_bytes(data)
+        try:
+            output.write_bytes(data)
+        except OSError as exc:
+            raise InputError(f"{output}: cannot write the export ({exc.strerror or exc})") from exc
         typer.echo(f"wrote {output}", err=True)
 
 
@@ -112,6 +119,8 @@ def import_(
 
     Example: provgraph import backup.nq -C restored
     """
+    if file.is_dir():
+        raise InputError(f"{file}: is a directory, not an N-Quads or TriG file")
     if not file.is_file():
         raise InputError(f"{file}: no such file")
     chosen = fmt or _guess_format(file)

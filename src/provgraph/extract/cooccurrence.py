@@ -7,6 +7,8 @@ Same subgraph provenance as every extractor, with no ``tg:llmModel``.
 
 from __future__ import annotations
 
+import unicodedata
+
 from provgraph import __version__
 from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
@@ -33,7 +35,8 @@ class CooccurrenceExtractor:
 
     async def extract(self, chunk: ChunkInput) -> Extraction:
         """Analyse the chunk's text; never calls a model."""
-        analysis = analyse(chunk.text, max_relations_per_sentence=self._max)
+        # NFC first: the analysis tokenises on word characters, which decomposed accents would split
+        analysis = analyse(unicodedata.normalize("NFC", chunk.text), max_relations_per_sentence=self._max)
         b = FactBuilder(self._base)
         skipped = 0
         for d in analysis.definitions:

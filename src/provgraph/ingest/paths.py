@@ -15,7 +15,8 @@ def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
     files: list[Path] = []
     errors: list[str] = []
     for raw in paths:
-        matches = sorted(glob.glob(raw, recursive=True)) if glob.has_magic(raw) else [raw]
+        literal = Path(raw).exists() or not glob.has_magic(raw)  # "notes [draft].txt" is a name, not a pattern
+        matches = [raw] if literal else sorted(glob.glob(raw, recursive=True))
         if not matches:
             errors.append(f"{raw}: no file matches")
         for m in matches:

@@ -88,8 +88,8 @@ class DocumentLoader:
         data = read_file(path, max_bytes=self.max_bytes)
         decoded = decode_bytes(data, mime_type=mime, name=str(path), max_bytes=self.max_bytes)
         meta = {"source": str(path.resolve()), **(metadata or {})}
-        return self.load_decoded(decoded, data, doc_id=doc_id or path.name, title=title or decoded.title or path.name,
-                                 metadata=meta, tags=tags)
+        title = " ".join((title or decoded.title or path.name).split()) or path.name  # one line, always
+        return self.load_decoded(decoded, data, doc_id=doc_id or path.name, title=title, metadata=meta, tags=tags)
 
     def load_decoded(self, decoded: DecodedDocument, data: bytes, *, doc_id: str, title: str,
                      metadata: Mapping[str, str] | None = None, tags: Sequence[str] = ()) -> LoadResult:
