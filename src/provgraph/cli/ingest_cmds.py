@@ -14,7 +14,7 @@ from rich.text import Text
 
 from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, settings_from, stderr, stdout
 from provgraph.errors import InputError, NotFound, ProvgraphError
-from provgraph.extract.base import ChunkInput
+from provgraph.extract.base import ChunkInput, Extractor
 from provgraph.extract.pipeline import ChunkOutcome, ExtractionPipeline
 from provgraph.ingest.paths import expand_paths
 from provgraph.ingest.pipeline import DocumentLoader, LoadResult
@@ -30,10 +30,10 @@ def _progress() -> Progress:
                     console=stderr, transient=False, disable=not stderr.is_terminal)
 
 
-def _extract(rt: Runtime, chunks: list[ChunkInput], *, extractors: str | None, ontology: Path | None,
+def _extract(rt: Runtime, chunks: list[ChunkInput], *, extractors: list[Extractor],
              concurrency: int | None, only_missing: bool, progress: Progress) -> list[ChunkOutcome]:
     pipe = ExtractionPipeline(
-        rt.store, rt.extractors(extractors, ontology=ontology), embedder=rt.embedder,
+        rt.store, extractors, embedder=rt.embedder,
         entity_index=rt.entity_index, chunk_index=rt.chunk_index,
         concurrency=concurrency or rt.settings.extract_concurrency,
     )
@@ -106,8 +106,7 @@ def load(
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     results: list[LoadResult] = []
     with Runtime(settings) as rt, _progress() as progress:
-        extractor_list = rt.extractors(extractors, ontology=ontology)  # fail early on a bad choice
-        del extractor_list
+        chosen = rt.extractors(extractors, ontology=ontology)  # before loading: a bad choice fails first
         loader = DocumentLoader(rt.store, rt.librarian, chunk_size=settings.chunk_size,
                                 chunk_overlap=settings.chunk_overlap, max_bytes=int(settings.max_file_mb * 2**20))
         task = progress.add_task("files", total=len(files))
@@ -124,7 +123,7 @@ def load(
                     failed.append(str(exc).splitlines()[0])
             progress.advance(task)
         chunks = [c for r in results for c in r.chunks]
-        outcomes = _extract(rt, chunks, extractors=extractors, ontology=ontology, concurrency=concurrency,
+        outcomes = _extract(rt, chunks, extractors=chosen, concurrency=concurrency,
                             only_missing=True, progress=progress) if chunks else []
     for line in failed:
         typer.echo(f"error: {line}", err=True)
@@ -165,8 +164,8 @@ def extract(
         records = [r for p in parents for r in rt.librarian.children(p) if r.kind == "chunk"]
         texts = rt.librarian.texts([r.id for r in records])
         chunks = [ChunkInput(Iri(r.id), texts[r.id], iri) for r in records]
-        outcomes = _extract(rt, chunks, extractors=extractors, ontology=ontology, concurrency=concurrency,
-                            only_missing=not force, progress=progress)
+        outcomes = _extract(rt, chunks, extractors=rt.extractors(extractors, ontology=ontology),
+                            concurrency=concurrency, only_missing=not force, progress=progress)
     done = [o for o in outcomes if not o.skipped and not o.failed]
     failed = [o for o in outcomes if o.failed]
     for o in failed:
