@@ -74,10 +74,10 @@ class Provgraph:
                                   concurrency=self.settings.extract_concurrency)
         return asyncio.run(pipe.run(list(chunks), only_missing=True))
 
-    def stream_graph_rag(self, question: str, **limits: int) -> AsyncIterator[Event]:
-        """GraphRAG events as they happen (explain steps, answer pieces, final)."""
+    def stream_graph_rag(self, question: str, **limits: Any) -> AsyncIterator[Event]:
+        """GraphRAG events as they happen (explain steps, answer pieces, final); ``limits`` override settings."""
         rt = self.runtime
-        params = GraphRagParams(**limits) if limits else GraphRagParams()
+        params = GraphRagParams.from_settings(self.settings, **limits)
         return GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, rt.llm, params).ask(question)
 
     def stream_document_rag(self, question: str, *, doc_limit: int | None = None) -> AsyncIterator[Event]:
@@ -87,7 +87,7 @@ class Provgraph:
                              doc_limit=doc_limit or self.settings.doc_limit)
         return engine.ask(question)
 
-    def graph_rag(self, question: str, **limits: int) -> Answer:
+    def graph_rag(self, question: str, **limits: Any) -> Answer:
         """Answer from the knowledge graph; raises the step's error if the query failed."""
         return asyncio.run(_collect(self.stream_graph_rag(question, **limits)))
 

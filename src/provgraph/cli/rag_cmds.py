@@ -63,9 +63,10 @@ def _focus_lines(event: Explain, store: OxigraphStore) -> list[str]:
             entry["edge" if q.p == TG.edge else "reason"] = q.o
     ordered = sorted(selections.items(), key=lambda kv: int(kv[0].rsplit(":", 1)[-1]))
     edges = [e["edge"] for _, e in ordered if isinstance(e.get("edge"), TripleTerm)]
+    terms: list[TripleTerm] = [e for e in edges if isinstance(e, TripleTerm)]
     labels = LabelCache(store)
-    labels.resolve(t for e in edges for t in (e.s, e.p, e.o))  # type: ignore[union-attr]
-    found = edge_sources(store, edges)  # type: ignore[arg-type]
+    labels.resolve(t for e in terms for t in (e.s, e.p, e.o))
+    found = edge_sources(store, terms)
     lines = [f"    Focused on {len(ordered)} edge(s)"]
     for _, entry in ordered:
         edge = entry.get("edge")

@@ -114,8 +114,8 @@ def document_tree(store: OxigraphStore, document: Iri, *, with_edges: bool = Tru
     for parent, chunk in chunks.values():
         (parts[parent].chunks if parent in parts else tree.chunks).append(chunk)
     tree.parts = sorted(parts.values(), key=lambda p: (p.offset, p.number or 0))
-    for holder in [tree, *tree.parts]:
-        holder.chunks.sort(key=lambda c: c.index)
+    for chunk_list in [tree.chunks, *(p.chunks for p in tree.parts)]:
+        chunk_list.sort(key=lambda c: c.index)
     if with_edges and chunks:
         _attach_edges(store, {iri: c for iri, (_, c) in chunks.items()})
     return tree

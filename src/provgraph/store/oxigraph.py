@@ -155,9 +155,11 @@ class OxigraphStore:
         except (OSError, ValueError, TypeError, RuntimeError) as exc:
             raise QueryError(f"collection {self.name}: query failed: {exc}") from exc
 
-    def raw_query(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> object:
+    def raw_query(
+        self, sparql: str, *, bind: Mapping[str, Term] | None = None
+    ) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
         """The pyoxigraph result object (for serialising SPARQL results as JSON/CSV)."""
-        return self._query(sparql, bind)
+        return self._query(sparql, bind)  # type: ignore[return-value]
 
     def select(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> SelectResult:
         """Run a SPARQL SELECT; values in ``bind`` are substituted, never spliced into text."""
