@@ -25,7 +25,13 @@ from dataclasses import dataclass
 
 from provgraph.errors import InputError
 from provgraph.extract.nlp_entities import TOKEN, Candidate, candidates, lowercase_words
-from provgraph.extract.nlp_lexicon import PREPOSITIONS, is_delimiter, is_verbish
+from provgraph.extract.nlp_lexicon import (
+    GENERIC_NOUNS,
+    NOUN_PREPOSITIONS,
+    PREPOSITIONS,
+    is_delimiter,
+    is_verbish,
+)
 from provgraph.extract.nlp_sentences import Sentence, is_terminated, split_sentences
 
 __all__ = [
@@ -153,6 +159,8 @@ def _exempt(found: Sequence[Candidate], position: int, definition: _Found | None
             return True
         if definition.subject.named and definition.covers(candidate):
             return True
+    if candidate.label in GENERIC_NOUNS:
+        return False  # "evening", "person": vague unless repeated or defined
     neighbours = found[max(position - 1, 0) : position + 2]
     return any(other.named for other in neighbours if other is not candidate)
 
@@ -209,13 +217,32 @@ def _relations(text: str, kept: Sequence[Candidate], index: int, limit: int) -> 
             left, right = kept[position], kept[position + distance]
             if left.label == right.label:
                 continue
-            gap = text[left.end : right.start]
-            predicate = _predicate(gap) if distance == 1 else RELATED_TO
+            both_named = left.named and right.named
+            if distance > 1 and not both_named:
+                continue  # a loose pair is worth keeping only between two names
+            predicate = _predicate(text[left.end : right.start]) if distance == 1 else RELATED_TO
+            if not _attaches(predicate, left, right):
+                continue
             key = (left.label, predicate, right.label)
             if key not in seen:
                 seen.add(key)
                 out.append(Relation(left.label, predicate, right.label, index))
     return out
+
+
+def _attaches(predicate: str, left: Candidate, right: Candidate) -> bool:
+    """False for a verbless predicate ("to", "for his") that does not link its two entities.
+
+    It links two names ("Rutherford at Manchester"), anything by "of" ("SI unit of
+    radioactivity"), or a common noun and what follows by "in/at/on"; otherwise it belongs to an earlier verb
+    ("gave the prize to Marie Curie").
+    """
+    words = predicate.split()
+    if predicate == RELATED_TO or any(map(is_verbish, words)):
+        return True
+    if left.named and right.named or words == ["of"]:
+        return True
+    return not left.named and len(words) == 1 and words[0] in NOUN_PREPOSITIONS
 
 
 def _predicate(gap: str) -> str:

@@ -36,6 +36,7 @@ TOKEN = re.compile(r"\w+(?:['’\-.]\w+)*")
 _MIN_LABEL, _MAX_LABEL = 2, 60
 _MAX_PHRASE_WORDS = 4
 _MAX_CHAIN = 2
+_ARTICLES = frozenset({"the", "a", "an"})
 
 
 class _Kind(Enum):
@@ -179,6 +180,27 @@ def _candidate(text: str, tokens: list[_Token], named: bool) -> Candidate | None
     return Candidate(label, start, end, named)
 
 
+def _modified_head(text: str, tokens: list[_Token], lo: int, hi: int) -> int:
+    """End of the lowercase noun a name modifies ("the Curie laboratory", "Becquerel rays"), else ``hi``.
+
+    Only a name after an article, or a one-word name, is read as a modifier, and only
+    when its last word is not possessive and a lowercase content word follows directly.
+    """
+    after_article = lo > 0 and tokens[lo - 1].text.lower() in _ARTICLES
+    if not (after_article or hi - lo == 1) or _possessive(tokens[hi - 1].text):
+        return hi
+    end = hi
+    while (
+        end < len(tokens)
+        and end - hi < _MAX_PHRASE_WORDS
+        and tokens[end].kind is _Kind.WORD
+        and not _possessive(tokens[end - 1].text)
+        and _joined(text, tokens[end - 1], tokens[end])
+    ):
+        end += 1
+    return end
+
+
 def candidates(text: str, start: int, end: int, lowercase: frozenset[str]) -> list[Candidate]:
     """Entity candidates of the sentence ``text[start:end]``, in order of appearance."""
     tokens = [
@@ -197,15 +219,21 @@ def candidates(text: str, start: int, end: int, lowercase: frozenset[str]) -> li
         tokens[0] = _Token(first.text, first.start, first.end, kind)
         runs.pop(0)
     found: list[Candidate] = []
+    absorbed: set[int] = set()
     for lo, hi in runs:
         while hi - lo > 1 and tokens[lo].text.lower() in TITLES:
             lo += 1
         if hi - lo == 1 and tokens[lo].text.lower() in NON_ENTITIES:
             continue
+        head = _modified_head(text, tokens, lo, hi)
+        absorbed.update(range(hi, head))
+        hi = head
         named = _candidate(text, tokens[lo:hi], named=True)
         if named is not None:
             found.append(named)
     for lo, hi in _word_runs(text, tokens):
+        if lo in absorbed:
+            continue
         phrase = _candidate(text, tokens[lo:hi], named=False)
         if phrase is not None:
             found.append(phrase)

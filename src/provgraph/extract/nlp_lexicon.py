@@ -14,6 +14,8 @@ __all__ = [
     "CONNECTORS",
     "IN_HEADS",
     "NON_ENTITIES",
+    "GENERIC_NOUNS",
+    "NOUN_PREPOSITIONS",
     "TITLES",
     "NAME_ABBREVIATIONS",
     "ABBREVIATIONS",
@@ -77,6 +79,17 @@ IN_HEADS = _words(
     degree master bachelor lecturer"""
 )
 """Words after which "in" continues a name: "Prize in Physics", not "Curie in Paris"."""
+
+GENERIC_NOUNS = _words(
+    """evening morning night day days week weeks month months word words name names person
+    people man men woman women thing things chair idea ideas result results half place side
+    fact case point sort matter member members news attention credit test travel little
+    family friend friends guest guests life work works hand hands home house room"""
+)
+"""Lowercase words too vague to be an entity unless the text repeats them or defines them."""
+
+NOUN_PREPOSITIONS = _words("of in at on")
+"""Prepositions that, alone between a noun and an entity, attach to the noun: "chair of physics"."""
 
 NAME_ABBREVIATIONS = _words("st mt")
 """Abbreviations that go on into a name after their full stop: "St. Joachimsthal"."""

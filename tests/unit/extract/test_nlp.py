@@ -357,3 +357,26 @@ def test_sample_corpus_connects() -> None:
     assert all("Marie Curie" in {e.label for e in analysis.entities} for analysis in analyses)
     assert ("Marie Curie", "met", "Pierre Curie") in relations
     assert any(d.label == "Irène Joliot-Curie" for a in analyses for d in a.definitions)
+
+
+def test_a_name_modifying_a_noun_is_one_entity() -> None:
+    analysis = analyse("Marie Curie directed the Curie laboratory. The Nobel committee honoured Becquerel.")
+    assert [(r.subject, r.predicate, r.object) for r in analysis.relations] == [
+        ("Marie Curie", "directed", "Curie laboratory"),
+        ("Nobel committee", "honoured", "Becquerel"),
+    ]
+
+
+def test_a_lone_preposition_links_only_names_or_a_noun_and_its_complement() -> None:
+    analysis = analyse("The committee added Marie Curie to the prize. The chair of physics was in Paris.")
+    assert [(r.subject, r.predicate, r.object) for r in analysis.relations] == [
+        ("committee", "added", "Marie Curie"),
+        ("physics", "was in", "Paris"),
+    ]
+    assert analyse("Rutherford studied radioactivity in Paris.").relations[1].predicate == "in"
+
+
+def test_generic_nouns_and_loose_pairs_need_more_than_a_neighbouring_name() -> None:
+    analysis = analyse("On the evening that Marie Curie won, Becquerel smiled.")
+    assert "evening" not in {e.label for e in analysis.entities}
+    assert all("evening" not in (r.subject, r.object) for r in analysis.relations)
