@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 
 from provgraph.config import Settings, load_settings
-from provgraph.extract.pipeline import ExtractionPipeline
-from provgraph.ingest.pipeline import DocumentLoader
 from provgraph.runtime import Runtime
 
 CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
@@ -29,11 +27,9 @@ def build_corpus(home: Path, *, collection: str = COLLECTION) -> Settings:
     """Load and extract the corpus into ``home``; returns settings pointing at it."""
     settings = load_settings(home=str(home), collection=collection, llm="none")
     with Runtime(settings) as rt:
-        loader = DocumentLoader(rt.store, rt.librarian)
+        loader = rt.loader()
         chunks = [c for path in corpus_files() for c in loader.load_file(path).chunks]
-        pipe = ExtractionPipeline(rt.store, rt.extractors(), embedder=rt.embedder,
-                                  entity_index=rt.entity_index, chunk_index=rt.chunk_index)
-        outcomes = asyncio.run(pipe.run(chunks))
+        outcomes = asyncio.run(rt.extraction().run(chunks))
         assert not [o for o in outcomes if o.failed]
     return settings
 

@@ -13,10 +13,14 @@ from typing import Any
 from provgraph.config import Settings
 from provgraph.errors import ConfigError, InputError
 from provgraph.extract.base import Extractor
+from provgraph.extract.pipeline import ExtractionPipeline
+from provgraph.ingest.pipeline import DocumentLoader
 from provgraph.layout import CollectionRef
 from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.models.base import ChatModel, Embedder
 from provgraph.models.factory import build_chat_model, build_embedder
+from provgraph.retrieval.document_rag import DocumentRag
+from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
 from provgraph.store.collections import create_collection, open_store
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.usearch_index import UsearchIndex, open_index
@@ -125,6 +129,29 @@ class Runtime:
                     raise InputError("the ontology extractor needs --ontology FILE (a Turtle file)")
                 out.append(OntologyExtractor(llm, Ontology.load(ontology), entity_base=base))  # type: ignore[arg-type]
         return out
+
+    def loader(self, *, max_bytes: int | None = None) -> DocumentLoader:
+        """A document loader with the settings' chunking and file-size limit."""
+        limit = max_bytes if max_bytes is not None else int(self.settings.max_file_mb * 2**20)
+        return DocumentLoader(self.store, self.librarian, chunk_size=self.settings.chunk_size,
+                              chunk_overlap=self.settings.chunk_overlap, max_bytes=limit)
+
+    def extraction(self, extractors: list[Extractor] | None = None, *,
+                   concurrency: int | None = None) -> ExtractionPipeline:
+        """The extraction pipeline writing to this collection's store and vector indexes."""
+        return ExtractionPipeline(self.store, extractors if extractors is not None else self.extractors(),
+                                  embedder=self.embedder, entity_index=self.entity_index, chunk_index=self.chunk_index,
+                                  concurrency=concurrency or self.settings.extract_concurrency)
+
+    def graph_rag(self, params: GraphRagParams | None = None) -> GraphRag:
+        """The GraphRAG engine (limits from the settings unless given)."""
+        return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
+                        params or GraphRagParams.from_settings(self.settings))
+
+    def document_rag(self) -> DocumentRag:
+        """The Document RAG engine."""
+        return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
+                           doc_limit=self.settings.doc_limit)
 
     def close(self) -> None:
         """Close everything this runtime opened (newest first)."""

@@ -24,11 +24,10 @@ from provgraph.config import load_settings
 from provgraph.errors import ProvgraphError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source
 from provgraph.explain.traces import load_trace
-from provgraph.extract.pipeline import ChunkOutcome, ExtractionPipeline
+from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.paths import expand_paths
-from provgraph.ingest.pipeline import DocumentLoader, LoadResult
-from provgraph.retrieval.document_rag import DocumentRag
-from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+from provgraph.ingest.pipeline import LoadResult
+from provgraph.retrieval.graph_rag import GraphRagParams
 from provgraph.runtime import Runtime
 
 __all__ = ["Provgraph", "Answer"]
@@ -59,41 +58,31 @@ class Provgraph:
         files, errors = expand_paths([str(p) for p in paths])
         if errors:
             raise ProvgraphError("; ".join(errors))
-        rt = self.runtime
-        loader = DocumentLoader(rt.store, rt.librarian, chunk_size=self.settings.chunk_size,
-                                chunk_overlap=self.settings.chunk_overlap)
+        loader = self.runtime.loader()
         results = [loader.load_file(f) for f in files]
         self.extract([c for r in results for c in r.chunks], extractors=extractors)
         return results
 
     def extract(self, chunks: Sequence[Any], *, extractors: str | None = None) -> list[ChunkOutcome]:
         """Extract (only chunks not yet extracted) and embed."""
-        rt = self.runtime
-        pipe = ExtractionPipeline(rt.store, rt.extractors(extractors), embedder=rt.embedder,
-                                  entity_index=rt.entity_index, chunk_index=rt.chunk_index,
-                                  concurrency=self.settings.extract_concurrency)
+        pipe = self.runtime.extraction(self.runtime.extractors(extractors))
         return asyncio.run(pipe.run(list(chunks), only_missing=True))
 
     def stream_graph_rag(self, question: str, **limits: Any) -> AsyncIterator[Event]:
         """GraphRAG events as they happen (explain steps, answer pieces, final); ``limits`` override settings."""
-        rt = self.runtime
-        params = GraphRagParams.from_settings(self.settings, **limits)
-        return GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, rt.llm, params).ask(question)
+        return self.runtime.graph_rag(GraphRagParams.from_settings(self.settings, **limits)).ask(question)
 
-    def stream_document_rag(self, question: str, *, doc_limit: int | None = None) -> AsyncIterator[Event]:
-        """Document RAG events as they happen."""
-        rt = self.runtime
-        engine = DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, rt.llm,
-                             doc_limit=doc_limit or self.settings.doc_limit)
-        return engine.ask(question)
+    def stream_document_rag(self, question: str) -> AsyncIterator[Event]:
+        """Document RAG events as they happen (``doc_limit`` from the settings)."""
+        return self.runtime.document_rag().ask(question)
 
     def graph_rag(self, question: str, **limits: Any) -> Answer:
         """Answer from the knowledge graph; raises the step's error if the query failed."""
         return asyncio.run(_collect(self.stream_graph_rag(question, **limits)))
 
-    def document_rag(self, question: str, *, doc_limit: int | None = None) -> Answer:
+    def document_rag(self, question: str) -> Answer:
         """Answer from the most similar chunks."""
-        return asyncio.run(_collect(self.stream_document_rag(question, doc_limit=doc_limit)))
+        return asyncio.run(_collect(self.stream_document_rag(question)))
 
     def trace(self, session_id: str) -> Any:
         """A stored trace (GraphRAG, Document RAG or agent), typed."""

@@ -16,7 +16,6 @@ from provgraph.agent.tools import Tool
 from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, settings_from
 from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
 from provgraph.cli.render import truncate
-from provgraph.config import Settings
 from provgraph.errors import ConfigError
 from provgraph.events import (
     Action,
@@ -175,12 +174,9 @@ def document_rag(
 
     Example: provgraph document-rag -q "Who discovered polonium?" -x
     """
-    from provgraph.retrieval.document_rag import DocumentRag
-
     settings = settings_from(ctx, collection=collection, user=user, doc_limit=doc_limit, llm=llm)
     with Runtime(settings, create=False) as rt:
-        engine = DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, rt.llm,
-                             doc_limit=settings.doc_limit)
+        engine = rt.document_rag()
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
         _run(lambda: engine.ask(question), rt, fmt=fmt, explain=printer, verbose=False, streaming=streaming)
 
@@ -189,17 +185,12 @@ def _stderr(text: str) -> None:
     typer.echo(text, err=True)
 
 
-def _builtin_tools(rt: Runtime, settings: Settings) -> list[Tool]:
+def _builtin_tools(rt: Runtime) -> list[Tool]:
     """``knowledge-query`` (GraphRAG), ``document-query`` (Document RAG) and ``text-completion``."""
     from provgraph.agent.tools import TextCompletionTool, document_query, knowledge_query
-    from provgraph.retrieval.document_rag import DocumentRag
-    from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
 
     assert rt.llm is not None
-    graph_rag = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, rt.llm,
-                         GraphRagParams.from_settings(settings))
-    doc_rag = DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, rt.llm, doc_limit=settings.doc_limit)
-    return [knowledge_query(graph_rag), document_query(doc_rag), TextCompletionTool(rt.llm)]
+    return [knowledge_query(rt.graph_rag()), document_query(rt.document_rag()), TextCompletionTool(rt.llm)]
 
 
 def agent(
@@ -227,7 +218,7 @@ def agent(
     with Runtime(settings, create=False) as rt:
         if rt.llm is None:
             raise ConfigError(NO_LLM_MESSAGE)
-        builtin = _builtin_tools(rt, settings)
+        builtin = _builtin_tools(rt)
 
         async def events() -> AsyncIterator[Event]:
             async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:

@@ -15,9 +15,9 @@ from rich.text import Text
 from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, settings_from, stderr, stdout
 from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.extract.base import ChunkInput, Extractor
-from provgraph.extract.pipeline import ChunkOutcome, ExtractionPipeline
+from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.paths import expand_paths
-from provgraph.ingest.pipeline import DocumentLoader, LoadResult
+from provgraph.ingest.pipeline import LoadResult
 from provgraph.rdf.ids import document_iri
 from provgraph.rdf.terms import Iri
 from provgraph.runtime import Runtime
@@ -32,11 +32,7 @@ def _progress() -> Progress:
 
 def _extract(rt: Runtime, chunks: list[ChunkInput], *, extractors: list[Extractor],
              concurrency: int | None, only_missing: bool, progress: Progress) -> list[ChunkOutcome]:
-    pipe = ExtractionPipeline(
-        rt.store, extractors, embedder=rt.embedder,
-        entity_index=rt.entity_index, chunk_index=rt.chunk_index,
-        concurrency=concurrency or rt.settings.extract_concurrency,
-    )
+    pipe = rt.extraction(extractors, concurrency=concurrency)
     task = progress.add_task("extract", total=len(chunks) * len(pipe.extractors))
 
     async def go() -> list[ChunkOutcome]:
@@ -107,8 +103,7 @@ def load(
     results: list[LoadResult] = []
     with Runtime(settings) as rt, _progress() as progress:
         chosen = rt.extractors(extractors, ontology=ontology)  # before loading: a bad choice fails first
-        loader = DocumentLoader(rt.store, rt.librarian, chunk_size=settings.chunk_size,
-                                chunk_overlap=settings.chunk_overlap, max_bytes=int(settings.max_file_mb * 2**20))
+        loader = rt.loader()
         task = progress.add_task("files", total=len(files))
         seen: dict[str, Path] = {}
         for path in files:

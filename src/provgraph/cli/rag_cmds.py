@@ -21,7 +21,7 @@ from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, S
 from provgraph.models.base import ChatModel
 from provgraph.rdf.terms import Literal, Quad, TripleTerm
 from provgraph.rdf.vocab import TG
-from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+from provgraph.retrieval.graph_rag import GraphRagParams
 from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.sources import edge_sources
 from provgraph.runtime import Runtime
@@ -143,7 +143,7 @@ def run_to_exit(main: Callable[[], Awaitable[int]], llm: ChatModel | None) -> No
 
 async def _run(rt: Runtime, params: GraphRagParams, question: str, *, explainable: bool, streaming: bool,
                fmt: OutputFormat) -> int:
-    rag = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, rt.llm, params)
+    rag = rt.graph_rag(params)
     code = 0
     async for event in rag.ask(question):
         code = _show(event, rt.store, explainable=explainable, streaming=streaming, fmt=fmt)
