@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from provgraph.rdf.terms import Quad, TripleTerm
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL
 
 __all__ = [
     "Explain",
@@ -26,7 +27,7 @@ __all__ = [
     "to_json",
 ]
 
-EXPLAIN_GRAPH = "urn:graph:retrieval"
+EXPLAIN_GRAPH = GRAPH_RETRIEVAL.value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from provgraph.rdf.terms import Iri, Quad, TripleTerm
-from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDF, RDFS, TG
+from provgraph.rdf.terms import Iri, Literal, Quad, TripleTerm
+from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDFS, TG
 from provgraph.store.base import DEFAULT
 from provgraph.store.oxigraph import OxigraphStore
+
+_TRUE = Literal("true", datatype=Iri("http://www.w3.org/2001/XMLSchema#boolean"))
 
 __all__ = ["subgraph_removal", "document_nodes", "document_removal", "supporting_subgraphs"]
 
@@ -68,30 +70,37 @@ def _orphan_labels(store: OxigraphStore, removed: list[Quad], keep: set[TripleTe
     return out
 
 
+# The document's IRI is inlined in its canonical N-Triples form (validated, escaped), at the
+# start of the pattern, so the engine walks down from it.
 _TREE = """
-SELECT DISTINCT ?node WHERE { GRAPH <urn:graph:source> {
-  { ?node prov:wasDerivedFrom ?doc }
-  UNION { ?node prov:wasDerivedFrom/prov:wasDerivedFrom ?doc }
-  UNION { ?node prov:wasDerivedFrom/prov:wasDerivedFrom/prov:wasDerivedFrom ?doc }
-} }
+SELECT DISTINCT ?node ?subgraph WHERE {{ GRAPH <urn:graph:source> {{
+  VALUES ?doc {{ {doc} }}
+  {{ ?node prov:wasDerivedFrom ?doc }}
+  UNION {{ ?node prov:wasDerivedFrom/prov:wasDerivedFrom ?doc }}
+  UNION {{ ?node prov:wasDerivedFrom/prov:wasDerivedFrom/prov:wasDerivedFrom ?doc }}
+  BIND(EXISTS {{ ?node a tg:Subgraph }} AS ?subgraph)
+}} }}
 """
+
+
+def _tree(store: OxigraphStore, document: Iri) -> dict[Iri, bool]:
+    """Every node derived from the document, and whether it is an extraction subgraph (one query)."""
+    rows = store.select(_TREE.format(doc=document))
+    return {r["node"]: r.get("subgraph") == _TRUE for r in rows if isinstance(r.get("node"), Iri)}  # type: ignore[misc]
 
 
 def document_nodes(store: OxigraphStore, document: Iri) -> set[Iri]:
     """The document and everything derived from it: pages/sections, chunks, subgraphs."""
-    rows = store.select(_TREE, bind={"doc": document})
-    return {document} | {r["node"] for r in rows if isinstance(r.get("node"), Iri)}  # type: ignore[misc]
+    return {document, *_tree(store, document)}
 
 
 def document_removal(store: OxigraphStore, document: Iri) -> list[Quad]:
     """Quads to remove to delete a document: its tree, their activities, and facts it alone supports."""
-    nodes = document_nodes(store, document)
-    subgraphs = {n for n in nodes if store.count(n, RDF.type, TG.Subgraph, g=GRAPH_SOURCE)}
+    tree = _tree(store, document)
+    subgraphs = {n for n, is_subgraph in tree.items() if is_subgraph}
     removal = subgraph_removal(store, subgraphs)
-    others = nodes - subgraphs
-    activities = {
-        q.o for q in _subject_quads(store, others) if q.p == PROV.wasGeneratedBy and isinstance(q.o, Iri)
-    }
+    others = _subject_quads(store, {document, *(n for n, is_subgraph in tree.items() if not is_subgraph)})
     # a decoder/chunker activity is shared by siblings of the same parent: all of them go with the document
-    removal += _subject_quads(store, others | activities)
+    activities = {q.o for q in others if q.p == PROV.wasGeneratedBy and isinstance(q.o, Iri)}
+    removal += others + _subject_quads(store, activities)
     return list(dict.fromkeys(removal))
