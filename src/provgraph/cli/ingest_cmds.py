@@ -19,7 +19,6 @@ from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.paths import expand_paths
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.rdf.ids import document_iri
-from provgraph.rdf.terms import Iri
 from provgraph.runtime import Runtime
 
 __all__ = ["register"]
@@ -155,10 +154,7 @@ def extract(
         iri = document_iri(doc)
         if not rt.librarian.exists(iri.value):
             raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
-        parents = [r.id for r in rt.librarian.children(iri.value) if r.kind != "chunk"] or [iri.value]
-        records = [r for p in parents for r in rt.librarian.children(p) if r.kind == "chunk"]
-        texts = rt.librarian.texts([r.id for r in records])
-        chunks = [ChunkInput(Iri(r.id), texts[r.id], iri) for r in records]
+        chunks = list(rt.loader().stored_chunks(iri))
         outcomes = _extract(rt, chunks, extractors=rt.extractors(extractors, ontology=ontology),
                             concurrency=concurrency, only_missing=not force, progress=progress)
     done = [o for o in outcomes if not o.skipped and not o.failed]

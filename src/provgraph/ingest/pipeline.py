@@ -122,15 +122,16 @@ class DocumentLoader:
         pages = sum(1 for p in decoded.parts if p.kind == "page")
         return LoadResult(doc, title, status, pages, len(decoded.parts) - pages, tuple(plan.chunks), decoded.warnings)
 
-    def _unchanged(self, doc: Iri, title: str, decoded: DecodedDocument) -> LoadResult:
-        chunks = []
+    def stored_chunks(self, doc: Iri) -> tuple[ChunkInput, ...]:
+        """The chunks of a loaded document, from the librarian, in order (texts in one call)."""
         parents = [r.id for r in self.librarian.children(doc.value) if r.kind != "chunk"] or [doc.value]
-        for parent in parents:
-            records = [r for r in self.librarian.children(parent) if r.kind == "chunk"]
-            texts = self.librarian.texts([r.id for r in records])
-            chunks += [ChunkInput(Iri(r.id), texts[r.id], doc) for r in records]
+        records = [r for parent in parents for r in self.librarian.children(parent) if r.kind == "chunk"]
+        texts = self.librarian.texts([r.id for r in records])
+        return tuple(ChunkInput(Iri(r.id), texts[r.id], doc) for r in records)
+
+    def _unchanged(self, doc: Iri, title: str, decoded: DecodedDocument) -> LoadResult:
         pages = sum(1 for p in decoded.parts if p.kind == "page")
-        return LoadResult(doc, title, "unchanged", pages, len(decoded.parts) - pages, tuple(chunks))
+        return LoadResult(doc, title, "unchanged", pages, len(decoded.parts) - pages, self.stored_chunks(doc))
 
     def _plan(self, doc: Iri, decoded: DecodedDocument, data: bytes, title: str,
               metadata: Mapping[str, str], tags: Sequence[str]) -> _Plan:
