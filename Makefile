@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo install bench clean
+.PHONY: test demo install bench eval clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,9 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+eval: $(STAMP)
+	$(PY) bench/quality.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
