@@ -1,6 +1,6 @@
 """The keyword baseline of the quality harness: SQLite FTS5 BM25 over provgraph's own stored chunks.
 
-Question → its content words (lower-cased, stop words dropped) OR-ed into one FTS5 query (porter stemmer,
+Question → its content words (lower-cased, stop words and single letters dropped) OR-ed into one FTS5 query (porter stemmer,
 diacritics removed) → the top :data:`TOP_CHUNKS` chunks by ``bm25()`` → every sentence of those chunks scored
 by how many distinct question words it contains → the best :data:`TOP_SENTENCES` sentences (ties: better chunk
 rank, then earlier in the chunk), joined in (chunk rank, position) order. Deterministic; no embeddings.
@@ -29,10 +29,10 @@ them they this to was were what when where which who whom whose why with
 
 
 def terms(text: str) -> list[str]:
-    """Distinct content words of ``text`` (normalised, no stop words, longer than one character), in order."""
+    """Distinct content words of ``text`` (normalised, no stop words, no single letters), in order."""
     out: list[str] = []
     for w in _WORD.findall(normalize(text)):
-        if len(w) > 1 and w not in STOP and w not in out:
+        if (len(w) > 1 or w.isdigit()) and w not in STOP and w not in out:
             out.append(w)
     return out
 

@@ -109,6 +109,7 @@ def test_find_sets_sees_heldout_sets(tmp_path: Path) -> None:
 
 def test_terms_and_sentences() -> None:
     assert terms("Who discovered the element Polonium, and when?") == ["discovered", "element", "polonium"]
+    assert terms("What was the diameter of Sputnik 1, in cm, by a count?") == ["diameter", "sputnik", "1", "cm", "count"]
     assert sentences("Radium\nMarie Curie found it. In 1898 she named it.\n\nNext") == [
         "Radium", "Marie Curie found it.", "In 1898 she named it.", "Next"]
 
