@@ -1,9 +1,10 @@
 """The keyword baseline of the quality harness: SQLite FTS5 BM25 over provgraph's own stored chunks.
 
-Question → its content words (lower-cased, stop words and single letters dropped) OR-ed into one FTS5 query (porter stemmer,
-diacritics removed) → the top :data:`TOP_CHUNKS` chunks by ``bm25()`` → every sentence of those chunks scored
-by how many distinct question words it contains → the best :data:`TOP_SENTENCES` sentences (ties: better chunk
-rank, then earlier in the chunk), joined in (chunk rank, position) order. Deterministic; no embeddings.
+Question → its content words (lower-cased, stop words and single letters dropped) OR-ed into one FTS5 query
+(porter stemmer, diacritics removed) → the top :data:`TOP_CHUNKS` chunks by ``bm25()`` → every sentence of
+those chunks scored by how many distinct question words it contains → the best :data:`TOP_SENTENCES`
+sentences (ties: better chunk rank, then earlier in the chunk), joined in (chunk rank, position) order.
+Deterministic; no embeddings.
 """
 
 from __future__ import annotations
