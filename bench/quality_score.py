@@ -18,6 +18,8 @@ Rules, exactly:
   chunk covers it when the two character spans share at least ``min(40, ceil(len(quote) / 2))`` characters.
   ``recall@k`` counts a question as found when at least one of its quotes is covered by one of the first ``k``
   distinct chunks the system returned (in the order it returned them); ``all@k`` when every quote is.
+* **A valid question** — no gold alternative occurs in the question itself, and every gold item has an
+  alternative that occurs in one of the evidence quotes (same matching as for answers).
 """
 
 from __future__ import annotations
@@ -124,6 +126,13 @@ def _question(raw: dict, where: str) -> Question:
     evidence = raw["evidence"]
     if not evidence or not all(isinstance(e, dict) and e.get("document") and e.get("quote") for e in evidence):
         raise EvalSetError(f"{where}: evidence must be a non-empty list of {{document, quote}}")
+    question = normalize(raw["question"])
+    quotes = normalize(" ".join(e["quote"] for e in evidence))
+    for item in gold:
+        if any(_occurs(normalize(alt), question) for alt in item):
+            raise EvalSetError(f"{where}: gold {item} occurs in the question itself")
+        if not any(_occurs(normalize(alt), quotes) for alt in item):
+            raise EvalSetError(f"{where}: gold {item} occurs in none of the evidence quotes")
     return Question(str(raw["id"]), raw["type"], raw["question"], tuple(tuple(i) for i in gold),
                     tuple(Evidence(e["document"], e["quote"]) for e in evidence))
 

@@ -88,6 +88,8 @@ def test_load_set_checks_quotes_verbatim(tmp_path: Path) -> None:
     ({"gold": [[]]}, "gold must be a non-empty list"),
     ({"gold": ["Curie"]}, "gold must be a non-empty list"),
     ({"evidence": []}, "evidence must be a non-empty list"),
+    ({"question": "Was it Curie?"}, r"gold \['Curie'\] occurs in the question itself"),
+    ({"gold": [["Curie"], ["1898"]]}, r"gold \['1898'\] occurs in none of the evidence quotes"),
 ])
 def test_load_set_rejects_malformed_questions(tmp_path: Path, bad: dict, message: str) -> None:
     root = _write_set(tmp_path / "s", [_q(**bad)])
