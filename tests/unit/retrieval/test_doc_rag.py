@@ -7,6 +7,7 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
 from provgraph.config import Settings
@@ -47,8 +48,11 @@ def collect(stream: AsyncIterator[Event]) -> list[Event]:
 
 
 def top_chunks(rt: Runtime, k: int = 5) -> list[Iri]:
-    hits = rt.chunk_index.search(rt.embedder.embed([QUESTION])[0], k)
-    return [Iri(h.payload["chunk"]) for h in hits]
+    """The oracle: every chunk text from the librarian ranked by brute-force cosine, not by the vector index."""
+    ids = [r.id for r in rt.librarian.list(kind="chunk")]
+    texts = rt.librarian.texts(ids)
+    scores = rt.embedder.embed([texts[i] for i in ids]) @ rt.embedder.embed([QUESTION])[0]
+    return [Iri(ids[i]) for i in np.argsort(-scores, kind="stable")[:k]]
 
 
 def stored(rt: Runtime, iri: Iri) -> set[str]:
