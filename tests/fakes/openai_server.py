@@ -114,14 +114,21 @@ def request_kind(recorded: Recorded) -> str:
     return str(schema.get("name") or "complete")
 
 
-def by_kind(answers: dict[str, str | Reply], default: str | Reply | None = None) -> Callable[[Recorded], Reply | None]:
-    """A script answering chat requests by :func:`request_kind`; text becomes a (streamed) completion."""
+Answer = str | Reply
+
+
+def by_kind(answers: dict[str, Answer | list[Answer]], default: Answer | None = None) -> Callable[[Recorded], Reply | None]:
+    """A script answering chat requests by :func:`request_kind` (lists are consumed in order, then
+    ``default``); text becomes a completion, streamed when the request asks for a stream."""
+    lock = threading.Lock()
 
     def script(recorded: Recorded) -> Reply | None:
         if not recorded.path.endswith("/chat/completions"):
             return None
         kind = request_kind(recorded)
-        answer = answers.get(kind, default)
+        with lock:
+            value = answers.get(kind, default)
+            answer = (value.pop(0) if value else default) if isinstance(value, list) else value
         if answer is None or isinstance(answer, Reply):
             return answer
         return chat_stream(answer.split(" ")[:1] + [" " + w for w in answer.split(" ")[1:]]) if kind == "stream" \
