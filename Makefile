@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo install bench clean
+.PHONY: test demo lint install bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) scripts/demo.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 
-
 from provgraph.config import Settings
 from tests.cli_runner import run
 from tests.fakes.openai_server import FakeOpenAIServer, by_kind, error

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.cli_runner import run
-from tests.fakes.openai_server import FakeOpenAIServer, Recorded, Reply, chat, error
+from tests.fakes.openai_server import FakeOpenAIServer, Recorded, Reply, by_kind, chat, error
 
 GOOD = json.dumps({"relationships": [
     {"subject": "Marie Curie", "predicate": "discovered", "object": "polonium", "object_is_literal": False}]})
@@ -56,3 +56,26 @@ def test_llm_extractors_without_an_llm_say_how_to_configure_one(tmp_path: Path) 
     assert r.err == ("error: extractor(s) relationships need an LLM: set PROVGRAPH_LLM_BASE_URL and "
                      "PROVGRAPH_LLM_MODEL (or use --extractors cooccurrence)\n")
     assert run("extract", "missing.txt").code == 3
+
+
+def test_load_with_an_ontology_end_to_end(tmp_path: Path, llm_server: FakeOpenAIServer) -> None:
+    from tests.integration.test_extraction import ONTOLOGY
+
+    onto = tmp_path / "onto.ttl"
+    onto.write_text(ONTOLOGY, encoding="utf-8")
+    answer = json.dumps({
+        "entities": [{"name": "Marie Curie", "class": "https://example.org/onto#Scientist"}],
+        "relationships": [{"subject": "Marie Curie", "property": "https://example.org/onto#discovered",
+                           "object": "polonium", "object_is_literal": False}]})
+    llm_server.script = by_kind({"ontology": answer})
+    files = _write(tmp_path)
+    r = run("load", str(files[0]), "--extractors", "ontology", "--ontology", str(onto), "--format", "json")
+    assert r.code == 0, r.err
+    [doc] = json.loads(r.out)["documents"]
+    assert (doc["document"], doc["facts"], doc["failed_chunks"]) == ("urn:doc:a.txt", 2, 0)
+    [request] = llm_server.chat_requests()
+    assert "https://example.org/onto#discovered (discovered; object: an entity)" in json.dumps(request.body)
+    onto_of = run("sparql", "SELECT ?o WHERE { GRAPH <urn:graph:source> { ?a tg:ontology ?o } }", "--format", "csv")
+    assert onto_of.out.splitlines()[1:] == ["https://example.org/onto"]
+    facts = run("sparql", "SELECT ?s ?o WHERE { ?s <https://example.org/onto#discovered> ?o }", "--format", "csv")
+    assert facts.out.splitlines()[1:] == ["urn:provgraph:entity:marie%20curie,urn:provgraph:entity:polonium"]
