@@ -61,7 +61,7 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_directory_is_not_a_file(tmp_path: Path) -> None:
     folder = tmp_path / "dir.md"
     folder.mkdir()
-    with pytest.raises(InputError, match=r"dir\.md: is a directory, not a file$"):
+    with pytest.raises(InputError, match=r"dir\.md: is a directory, not a regular file; only regular files are loaded$"):
         decode_file(folder)
 
 
