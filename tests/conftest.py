@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer
 
 pytest_plugins = ["tests.corpus_fixture"]
 
@@ -19,3 +22,16 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("PROVGRAPH_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def llm_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+    """The loopback OpenAI-compatible server, with PROVGRAPH_LLM_* pointing the REAL provider at it.
+
+    Script it per test: ``llm_server.script = by_kind({"complete": …, "stream": …, "<schema>": …})``.
+    """
+    with FakeOpenAIServer() as server:
+        monkeypatch.setenv("PROVGRAPH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "fake-model")
+        monkeypatch.setenv("PROVGRAPH_LLM_MAX_RETRIES", "0")
+        yield server

@@ -2,7 +2,8 @@
 
 Sources, strongest first: explicit arguments, ``PROVGRAPH_*`` environment variables,
 ``provgraph.toml`` in the data directory, defaults. The TOML file may group keys in tables:
-``[llm] base_url = "…"`` is the same as the top-level key ``llm_base_url``.
+``[llm] base_url = "…"`` is the same as the top-level key ``llm_base_url``; ``[llm] provider``
+sets ``llm``.
 Each default is written once, here; CLI flags take their defaults from these fields.
 """
 
@@ -51,6 +52,8 @@ class _TomlSource(PydanticBaseSettingsSource):
         for key, value in raw.items():
             if isinstance(value, dict):
                 flat.update({f"{key}_{k}": v for k, v in value.items()})
+                if key == "llm" and "provider" in value:  # a table named llm cannot also be the key llm
+                    flat["llm"] = flat.pop("llm_provider")
             else:
                 flat[key] = value
         return flat

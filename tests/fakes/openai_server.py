@@ -1,7 +1,7 @@
 """A real HTTP server on 127.0.0.1 speaking enough of the OpenAI API for provider tests.
 
 Scripted per test: ``push()`` replies, consumed in order by ``/v1/chat/completions``; when the
-queue is empty the ``default`` reply (if any) is used. ``/v1/embeddings`` answers with
+queue is empty ``script(request)`` answers (if given, see :func:`by_kind`), else the ``default`` reply. ``/v1/embeddings`` answers with
 deterministic vectors unless a reply is queued. Every request is recorded with its arrival
 time, and the server tracks the most requests it had in flight at once.
 """
@@ -13,6 +13,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -25,6 +26,8 @@ __all__ = [
     "chat_stream",
     "error",
     "fake_vector",
+    "by_kind",
+    "request_kind",
 ]
 
 
@@ -102,11 +105,45 @@ def fake_vector(text: str, dimension: int) -> list[float]:
     return [((digest[i % len(digest)] / 255.0) - 0.5) for i in range(dimension)]
 
 
+def request_kind(recorded: Recorded) -> str:
+    """``stream``, the JSON schema's name, or ``complete`` for a chat request (as ScriptedChatModel names calls)."""
+    body = recorded.body if isinstance(recorded.body, dict) else {}
+    if body.get("stream"):
+        return "stream"
+    schema = (body.get("response_format") or {}).get("json_schema") or {}
+    return str(schema.get("name") or "complete")
+
+
+Answer = str | Reply
+
+
+def by_kind(answers: dict[str, Answer | list[Answer]], default: Answer | None = None) -> Callable[[Recorded], Reply | None]:
+    """A script answering chat requests by :func:`request_kind` (lists are consumed in order, then
+    ``default``); text becomes a completion, streamed when the request asks for a stream."""
+    lock = threading.Lock()
+
+    def script(recorded: Recorded) -> Reply | None:
+        if not recorded.path.endswith("/chat/completions"):
+            return None
+        kind = request_kind(recorded)
+        with lock:
+            value = answers.get(kind, default)
+            answer = (value.pop(0) if value else default) if isinstance(value, list) else value
+        if answer is None or isinstance(answer, Reply):
+            return answer
+        return chat_stream(answer.split(" ")[:1] + [" " + w for w in answer.split(" ")[1:]]) if kind == "stream" \
+            else chat(answer)
+
+    return script
+
+
 class FakeOpenAIServer:
     """Start with ``with FakeOpenAIServer() as server:``; point clients at ``server.base_url``."""
 
-    def __init__(self, *, default: Reply | None = None, embedding_dimension: int = 8) -> None:
+    def __init__(self, *, default: Reply | None = None, embedding_dimension: int = 8,
+                 script: Callable[[Recorded], Reply | None] | None = None) -> None:
         self.default = default
+        self.script = script
         self.embedding_dimension = embedding_dimension
         self.requests: list[Recorded] = []
         self.max_in_flight = 0
@@ -206,6 +243,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake._leave()
 
     def _fallback(self, recorded: Recorded) -> Reply:
+        if self.fake.script is not None:
+            scripted = self.fake.script(recorded)
+            if scripted is not None:
+                return scripted
         if recorded.path.endswith("/embeddings") and isinstance(recorded.body, dict):
             inputs = recorded.body.get("input")
             texts = [inputs] if isinstance(inputs, str) else list(inputs or [])

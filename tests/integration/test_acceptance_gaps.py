@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 
-import provgraph.runtime
 from provgraph.config import load_settings
 from provgraph.extract.entities import FactBuilder
 from provgraph.rdf.ids import document_iri
 from provgraph.retrieval.edge_select import edge_id
 from provgraph.runtime import Runtime
 from tests.cli_runner import run
-from tests.fakes.scripted_llm import ScriptedChatModel, by_schema
+from tests.fakes.openai_server import FakeOpenAIServer, by_kind
 from tests.unit.retrieval.graph_world import populate
 
 TWO_DOCS = {
@@ -357,15 +356,14 @@ def world_collection(tmp_path: Path) -> str:
     return "w"
 
 
-def test_issue6_traces_show_reproduces_a_finished_query(world_collection: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_issue6_traces_show_reproduces_a_finished_query(world_collection: str, llm_server: FakeOpenAIServer) -> None:
     reasons = ['names the "discoverer" } ; DROP ALL ; {', "birthplace <urn:x> 😀"]
     select = "\n".join([
         json.dumps({"id": edge_id("Marie Curie", "discovered", "polonium"), "reasoning": reasons[0]}),
         json.dumps({"id": edge_id("Marie Curie", "was born in", "Warsaw"), "reasoning": reasons[1]}),
     ])
     answer = "Marie Curie discovered polonium [1] and was born in Warsaw [2]."
-    llm = ScriptedChatModel(by_schema({"complete": select, "stream": answer}))
-    monkeypatch.setattr(provgraph.runtime, "build_chat_model", lambda settings: llm)
+    llm_server.script = by_kind({"complete": select, "stream": answer})  # the real provider, over loopback
     live = run("graph-rag", "-q", "Who discovered polonium?", "-C", world_collection, "-x")
     assert live.code == 0, live.err
     sid = re.search(r"urn:trustgraph:question:([0-9a-f-]{36})", live.err).group(1)  # type: ignore[union-attr]
@@ -460,5 +458,9 @@ def test_issue8_no_llm_trace_records_no_model_and_no_tokens(small: str, command:
     assert run("sparql", ask, "-C", small).out == "false\n"
     reasons = run("sparql", "SELECT ?r WHERE { GRAPH <urn:graph:retrieval> { ?x tg:reasoning ?r } }", "-C", small,
                   "--format", "csv").out.splitlines()[1:]
+    if command == "document-rag":  # Document RAG selects chunks by similarity: no edge reasons at all
+        assert reasons == []
+        return
+    assert reasons
     assert all(re.fullmatch(r"Selected by embedding similarity \d\.\d\d between the question and '.+' "
                             r"\(no LLM configured\)", line) for line in reasons)

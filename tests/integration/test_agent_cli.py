@@ -11,16 +11,15 @@ import pytest
 from provgraph.config import Settings
 from tests.cli_runner import run
 from tests.fakes.mcp_server import FACTS
-from tests.fakes.scripted_llm import ScriptedChatModel, by_schema
+from tests.fakes.openai_server import FakeOpenAIServer, by_kind
 from tests.unit.agent.conftest import REPO, step
 
 Q = "Who discovered polonium?"
 
 
-def use_steps(monkeypatch: pytest.MonkeyPatch, *steps: str, stream: str = "The Curies [1].") -> ScriptedChatModel:
-    llm = ScriptedChatModel(by_schema({"agent_step": list(steps), "stream": stream}))
-    monkeypatch.setattr("provgraph.runtime.build_chat_model", lambda settings: llm)
-    return llm
+def use_steps(server: FakeOpenAIServer, *steps: str, stream: str = "The Curies [1].") -> None:
+    """The real OpenAI provider, answered by the loopback server: agent steps in order, then ``stream``."""
+    server.script = by_kind({"agent_step": list(steps), "stream": stream, "complete": stream})
 
 
 def test_without_an_llm_exits_2_with_one_line(corpus_settings: Settings) -> None:
@@ -30,8 +29,8 @@ def test_without_an_llm_exits_2_with_one_line(corpus_settings: Settings) -> None
                      "(an OpenAI-compatible endpoint), or llm_base_url and llm_model in provgraph.toml\n")
 
 
-def test_verbose_and_explain_output(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_steps(monkeypatch, step("Search the documents.", "document-query", {"question": Q}),
+def test_verbose_and_explain_output(corpus_settings: Settings, llm_server: FakeOpenAIServer) -> None:
+    use_steps(llm_server, step("Search the documents.", "document-query", {"question": Q}),
               step("Done.", final_answer="Marie and Pierre Curie."))
     r = run("agent", "-q", Q, "-C", "corpus", "-v", "-x")
     assert r.code == 0
@@ -50,8 +49,8 @@ def test_verbose_and_explain_output(corpus_settings: Settings, monkeypatch: pyte
     assert "    Action: document-query" in err and "    Termination: final-answer" in err
 
 
-def test_json_events_end_the_dialog(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_steps(monkeypatch, step("No tools needed.", final_answer="42"))
+def test_json_events_end_the_dialog(corpus_settings: Settings, llm_server: FakeOpenAIServer) -> None:
+    use_steps(llm_server, step("No tools needed.", final_answer="42"))
     r = run("agent", "-q", "q", "-C", "corpus", "--format", "json")
     assert r.code == 0
     events = [json.loads(line) for line in r.out.splitlines()]
@@ -59,17 +58,17 @@ def test_json_events_end_the_dialog(corpus_settings: Settings, monkeypatch: pyte
     assert events[-1]["end_of_dialog"] is True and events[-1]["answer"] == "42"
 
 
-def test_max_iterations_flag(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_steps(monkeypatch, *[step("again", "document-query", {"question": Q})] * 3)
+def test_max_iterations_flag(corpus_settings: Settings, llm_server: FakeOpenAIServer) -> None:
+    use_steps(llm_server, *[step("again", "document-query", {"question": Q})] * 3)
     r = run("agent", "-q", Q, "-C", "corpus", "--max-iterations", "1")
     assert r.code == 0 and r.out.startswith("No final answer after 1 iteration(s).\n")
     assert "warning: stopped at the iteration limit (1) without a final answer" in r.err
 
 
-def test_mcp_servers_from_settings(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mcp_servers_from_settings(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch, llm_server: FakeOpenAIServer) -> None:
     server = {"name": "facts", "command": [sys.executable, "-m", "tests.fakes.mcp_server"], "cwd": str(REPO)}
     monkeypatch.setenv("PROVGRAPH_MCP_SERVERS", json.dumps([server]))
-    use_steps(monkeypatch, step("Ask the tool.", "element-facts", {"element": "radium"}),
+    use_steps(llm_server, step("Ask the tool.", "element-facts", {"element": "radium"}),
               step("Done.", final_answer="88"))
     r = run("agent", "-q", "Atomic number of radium?", "-C", "corpus", "-v")
     assert r.code == 0 and r.out == "88\n"

@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from provgraph.config import Settings
 from tests.cli_runner import run
-from tests.fakes.scripted_llm import ScriptedChatModel, by_schema
+from tests.fakes.openai_server import FakeOpenAIServer, by_kind, error
 
 Q = "Who discovered polonium?"
 
 
-def use_llm(monkeypatch: pytest.MonkeyPatch, llm: ScriptedChatModel) -> None:
-    monkeypatch.setattr("provgraph.runtime.build_chat_model", lambda settings: llm)
+def use_llm(server: FakeOpenAIServer, answer: str) -> None:
+    """The real OpenAI provider answers ``answer`` through the loopback server, streamed or not."""
+    server.script = by_kind({"stream": answer, "complete": answer})
 
 
 def test_extractive_answer_with_citations(corpus_settings: Settings) -> None:
@@ -52,24 +51,23 @@ def test_json_events(corpus_settings: Settings) -> None:
     assert final["end_of_session"] and final["sources"] and all(s["marker"] for s in final["sources"])
 
 
-def test_with_an_llm_the_answer_streams_and_cites(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_llm(monkeypatch, ScriptedChatModel(by_schema({"stream": "The Curies found it in 1898 [1]."})))
+def test_with_an_llm_the_answer_streams_and_cites(corpus_settings: Settings, llm_server: FakeOpenAIServer) -> None:
+    use_llm(llm_server, "The Curies found it in 1898 [1].")
     r = run("document-rag", "-q", Q, "-C", "corpus")
     assert r.code == 0
     answer, blank, citation = r.out.rstrip("\n").split("\n")
     assert answer == "The Curies found it in 1898 [1]." and blank == "" and citation.startswith("[1] ")
-    use_llm(monkeypatch, ScriptedChatModel(by_schema({"stream": "No ids here."})))
+    assert [c.body["stream"] for c in llm_server.chat_requests()] == [True]
+    use_llm(llm_server, "No ids here.")
     r = run("document-rag", "-q", Q, "-C", "corpus", "--no-streaming")
     assert r.code == 0 and r.out.startswith("No ids here.\n")
     assert r.err == "warning: the answer cites no passage\n"
 
 
-def test_missing_collection_and_llm_failure(corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_collection_and_llm_failure(corpus_settings: Settings, llm_server: FakeOpenAIServer) -> None:
     r = run("document-rag", "-q", Q, "-C", "nope")
     assert r.code == 3 and r.err.startswith("error: ")
-    from provgraph.errors import ModelUnavailable
-    from tests.fakes.scripted_llm import failing
-
-    use_llm(monkeypatch, ScriptedChatModel(failing(ModelUnavailable("scripted: endpoint unreachable"))))
+    llm_server.script = lambda recorded: error(503, "overloaded")
     r = run("document-rag", "-q", Q, "-C", "corpus")
-    assert r.code == 5 and r.err == "error: scripted: endpoint unreachable\n"
+    assert r.code == 5 and r.out == ""
+    assert r.err.startswith("error: ") and "overloaded" in r.err and r.err.count("\n") == 1

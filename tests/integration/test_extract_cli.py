@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-import provgraph.runtime
-from provgraph.errors import ModelUnavailable
 from tests.cli_runner import run
-from tests.fakes.scripted_llm import ScriptedChatModel
+from tests.fakes.openai_server import FakeOpenAIServer, Recorded, Reply, by_kind, chat, error
 
 GOOD = json.dumps({"relationships": [
     {"subject": "Marie Curie", "predicate": "discovered", "object": "polonium", "object_is_literal": False}]})
@@ -23,28 +19,34 @@ def _write(tmp_path: Path) -> list[Path]:
     return files
 
 
-def test_failed_chunks_are_counted_and_extract_retries_only_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = ScriptedChatModel(lambda c: ModelUnavailable("scripted: 500 every time") if "FAIL" in c.messages[1].content else GOOD)
-    monkeypatch.setattr(provgraph.runtime, "build_chat_model", lambda settings: broken)
+def test_failed_chunks_are_counted_and_extract_retries_only_them(tmp_path: Path, llm_server: FakeOpenAIServer) -> None:
+    broken = {"on": True}
+
+    def script(recorded: Recorded) -> Reply:
+        failing = broken["on"] and "FAIL here" in json.dumps(recorded.body)
+        return error(500, "upstream exploded") if failing else chat(GOOD)
+
+    llm_server.script = script
     files = _write(tmp_path)
     r = run("load", *map(str, files), "--extractors", "relationships", "--format", "json")
     assert r.code == 1
     docs = {d["document"]: d for d in json.loads(r.out)["documents"]}
     assert docs["urn:doc:a.txt"]["failed_chunks"] == 0 and docs["urn:doc:a.txt"]["facts"] == 1
     assert docs["urn:doc:b.txt"]["failed_chunks"] == 1 and docs["urn:doc:b.txt"]["facts"] == 0
-    assert "ModelUnavailable: scripted: 500 every time" in r.err
+    assert "ModelUnavailable: " in r.err and "upstream exploded" in r.err and "Traceback" not in r.err
 
-    fixed = ScriptedChatModel(lambda c: GOOD)
-    monkeypatch.setattr(provgraph.runtime, "build_chat_model", lambda settings: fixed)
+    broken["on"] = False
+    calls = len(llm_server.chat_requests())
     r = run("extract", "b.txt", "--extractor", "relationships")
     assert r.code == 0, r.err
     assert r.out == "urn:doc:b.txt: 1 chunk extraction(s) done, 1 facts, 0 failed, 0 already done\n"
-    assert len(fixed.calls) == 1
+    assert len(llm_server.chat_requests()) == calls + 1
     r = run("extract", "a.txt", "--extractor", "relationships")
     assert r.out == "urn:doc:a.txt: 0 chunk extraction(s) done, 0 facts, 0 failed, 1 already done\n"
-    assert len(fixed.calls) == 1  # nothing to retry: no LLM call
+    assert len(llm_server.chat_requests()) == calls + 1  # nothing to retry: no LLM call
     r = run("extract", "a.txt", "--extractor", "relationships", "--force")
-    assert r.out.startswith("urn:doc:a.txt: 1 chunk extraction(s) done") and len(fixed.calls) == 2
+    assert r.out.startswith("urn:doc:a.txt: 1 chunk extraction(s) done")
+    assert len(llm_server.chat_requests()) == calls + 2
 
 
 def test_llm_extractors_without_an_llm_say_how_to_configure_one(tmp_path: Path) -> None:
@@ -54,3 +56,26 @@ def test_llm_extractors_without_an_llm_say_how_to_configure_one(tmp_path: Path) 
     assert r.err == ("error: extractor(s) relationships need an LLM: set PROVGRAPH_LLM_BASE_URL and "
                      "PROVGRAPH_LLM_MODEL (or use --extractors cooccurrence)\n")
     assert run("extract", "missing.txt").code == 3
+
+
+def test_load_with_an_ontology_end_to_end(tmp_path: Path, llm_server: FakeOpenAIServer) -> None:
+    from tests.integration.test_extraction import ONTOLOGY
+
+    onto = tmp_path / "onto.ttl"
+    onto.write_text(ONTOLOGY, encoding="utf-8")
+    answer = json.dumps({
+        "entities": [{"name": "Marie Curie", "class": "https://example.org/onto#Scientist"}],
+        "relationships": [{"subject": "Marie Curie", "property": "https://example.org/onto#discovered",
+                           "object": "polonium", "object_is_literal": False}]})
+    llm_server.script = by_kind({"ontology": answer})
+    files = _write(tmp_path)
+    r = run("load", str(files[0]), "--extractors", "ontology", "--ontology", str(onto), "--format", "json")
+    assert r.code == 0, r.err
+    [doc] = json.loads(r.out)["documents"]
+    assert (doc["document"], doc["facts"], doc["failed_chunks"]) == ("urn:doc:a.txt", 2, 0)
+    [request] = llm_server.chat_requests()
+    assert "https://example.org/onto#discovered (discovered; object: an entity)" in json.dumps(request.body)
+    onto_of = run("sparql", "SELECT ?o WHERE { GRAPH <urn:graph:source> { ?a tg:ontology ?o } }", "--format", "csv")
+    assert onto_of.out.splitlines()[1:] == ["https://example.org/onto"]
+    facts = run("sparql", "SELECT ?s ?o WHERE { ?s <https://example.org/onto#discovered> ?o }", "--format", "csv")
+    assert facts.out.splitlines()[1:] == ["urn:provgraph:entity:marie%20curie,urn:provgraph:entity:polonium"]

@@ -83,7 +83,10 @@ def test_relationships_exact_facts_subgraph_and_support_sets(tmp_path: Path) -> 
     for sg, n in zip(sgs, (2, 2)):
         quads = _subgraph_quads(store, sg)
         contains = [q for q in quads if q.p == TG.contains]
-        assert len(contains) == n and len(quads) - n <= 13 - 2  # agent's 2 quads are shared, stored once
+        agent = next(q.o for q in quads if q.p == Iri("http://www.w3.org/ns/prov#wasAssociatedWith"))
+        agent_quads = list(store.match(agent, g=GRAPH_SOURCE))  # type: ignore[arg-type]
+        assert len(contains) == n and len(quads) + len(agent_quads) == n + 13  # exactly N + 13 (spec 4.2)
+        assert len(agent_quads) == 2  # shared by every subgraph of the component, stored once
         assert Quad(sg, RDF.type, TG.Subgraph, GRAPH_SOURCE) in quads
     # the fact stated in both chunks has a support set of two subgraphs; the others one each
     assert [r["sg"] for r in store.select(CONTAINS, bind={"t": discovered})] == sorted(sgs, key=lambda i: i.value)
@@ -155,7 +158,8 @@ def test_ontology_extractor_keeps_only_what_fits(tmp_path: Path) -> None:
     sg = subgraph_for(chunks[0].iri, ex)
     quads = _subgraph_quads(store, sg)
     assert Iri("https://example.org/onto") in [q.o for q in quads if q.p == TG.ontology]
-    assert len(quads) <= 3 + 14 - 2
+    agent = next(q.o for q in quads if q.p == Iri("http://www.w3.org/ns/prov#wasAssociatedWith"))
+    assert len(quads) + len(list(store.match(agent, g=GRAPH_SOURCE))) == 3 + 14  # exactly N + 14 (spec 4.2)  # type: ignore[arg-type]
 
 
 BAD = {

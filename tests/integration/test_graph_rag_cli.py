@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from pathlib import Path
 
 import pytest
 
-import provgraph.runtime
 from provgraph.config import load_settings
-from provgraph.extract.nlp import split_sentences
-from provgraph.models.base import ChatModel
 from provgraph.retrieval.edge_select import edge_id
 from provgraph.runtime import Runtime
+from tests.citations import citations_per_sentence
 from tests.cli_runner import run
-from tests.fakes.scripted_llm import ScriptedChatModel, by_schema, failing
+from tests.fakes.openai_server import FakeOpenAIServer, by_kind
 from tests.unit.retrieval.graph_world import populate
 
 Q = "Who discovered polonium?"
@@ -31,8 +30,9 @@ def collection(clean_environ: Path, tmp_path: Path) -> str:
     return "w"
 
 
-def use_llm(monkeypatch: pytest.MonkeyPatch, llm: ChatModel) -> None:
-    monkeypatch.setattr(provgraph.runtime, "build_chat_model", lambda settings: llm)
+def use_llm(server: FakeOpenAIServer, answers: dict[str, str]) -> None:
+    """The real OpenAI provider answers through the loopback server (see the llm_server fixture)."""
+    server.script = by_kind(answers)
 
 
 def sid_of(text: str) -> str:
@@ -41,8 +41,8 @@ def sid_of(text: str) -> str:
     return found.group(1)
 
 
-def test_explainable_prints_each_step_in_the_spec_format(collection: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_llm(monkeypatch, ScriptedChatModel(by_schema({"complete": SELECT, "stream": ANSWER})))
+def test_explainable_prints_each_step_in_the_spec_format(collection: str, llm_server: FakeOpenAIServer) -> None:
+    use_llm(llm_server, {"complete": SELECT, "stream": ANSWER})
     result = run("graph-rag", "-q", Q, "-C", collection, "-x")
     assert result.code == 0, result.err
     sid = sid_of(result.err)
@@ -67,9 +67,9 @@ def test_explainable_prints_each_step_in_the_spec_format(collection: str, monkey
 
 
 def test_without_x_only_the_answer_and_no_streaming_prints_it_once(
-    collection: str, monkeypatch: pytest.MonkeyPatch
+    collection: str, llm_server: FakeOpenAIServer
 ) -> None:
-    use_llm(monkeypatch, ScriptedChatModel(by_schema({"complete": SELECT, "stream": ANSWER})))
+    use_llm(llm_server, {"complete": SELECT, "stream": ANSWER})
     quiet = run("graph-rag", "-q", Q, "-C", collection)
     assert (quiet.code, quiet.err) == (0, "")
     assert quiet.out.startswith(ANSWER + "\n\n[1] ")
@@ -77,8 +77,8 @@ def test_without_x_only_the_answer_and_no_streaming_prints_it_once(
     assert whole.out == quiet.out
 
 
-def test_json_format_prints_one_event_per_line(collection: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_llm(monkeypatch, ScriptedChatModel(by_schema({"complete": SELECT, "stream": ANSWER})))
+def test_json_format_prints_one_event_per_line(collection: str, llm_server: FakeOpenAIServer) -> None:
+    use_llm(llm_server, {"complete": SELECT, "stream": ANSWER})
     result = run("graph-rag", "-q", Q, "-C", collection, "--format", "json")
     assert result.code == 0
     events = [json.loads(line) for line in result.out.splitlines()]
@@ -90,8 +90,8 @@ def test_json_format_prints_one_event_per_line(collection: str, monkeypatch: pyt
     assert {s["marker"] for s in last["sources"]} == {"[1]", "[2]"}
 
 
-def test_garbage_selection_warns_and_exits_zero(collection: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_llm(monkeypatch, ScriptedChatModel(by_schema({"complete": "no idea, sorry\n{broken"})))
+def test_garbage_selection_warns_and_exits_zero(collection: str, llm_server: FakeOpenAIServer) -> None:
+    use_llm(llm_server, {"complete": "no idea, sorry\n{broken"})
     result = run("graph-rag", "-q", Q, "-C", collection, "-x")
     assert result.code == 0
     assert result.err.endswith("warning: 2 malformed selection line(s) dropped\n")
@@ -100,11 +100,17 @@ def test_garbage_selection_warns_and_exits_zero(collection: str, monkeypatch: py
 
 
 def test_an_unreachable_model_exits_5(collection: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_llm(monkeypatch, ScriptedChatModel(failing()))
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("PROVGRAPH_LLM_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "fake-model")
+    monkeypatch.setenv("PROVGRAPH_LLM_MAX_RETRIES", "0")
     result = run("graph-rag", "-q", Q, "-C", collection, "-x")
     assert result.code == 5
-    assert result.err.endswith("error: scripted: endpoint unreachable\n")
-    assert "  [exploration] " in result.err and "[focus]" not in result.err
+    last = result.err.splitlines()[-1]
+    assert last.startswith("error: ") and f"127.0.0.1:{port}" in last and "cannot connect" in last
+    assert "  [exploration] " in result.err and "[focus]" not in result.err and "Traceback" not in result.err
 
 
 def test_limits_come_from_settings_and_flags_override_them(
@@ -133,8 +139,5 @@ def test_no_llm_mode_on_the_corpus_cites_every_sentence(corpus_settings: object)
     sourced = {f"<<( {s['edge']['s']} {s['edge']['p']} {s['edge']['o']} )>>" for s in final["sources"]}
     assert sourced == selected  # every selected edge has at least one source
     markers = {s["marker"] for s in final["sources"]}
-    sentences = split_sentences(final["answer"])
-    assert sentences
-    for sentence in sentences:
-        cited = set(re.findall(r"\[\d+\]", sentence.text))
-        assert cited and cited <= markers, sentence.text
+    for cited in citations_per_sentence(final["answer"]):
+        assert cited <= markers, (cited, markers)

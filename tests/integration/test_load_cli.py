@@ -100,9 +100,10 @@ def test_bad_files_fail_one_line_each_and_others_still_load(tmp_path: Path) -> N
     for name, path in bad.items():
         assert any(str(path) in line for line in errors), name
     assert any("missing.txt: no such file" in e for e in errors)
-    assert any("empty" in e for e in errors if "empty.txt" in e)
-    assert any("binary" in e for e in errors if "image.txt" in e)
-    assert any("unsupported file type" in e for e in errors if "data.xlsx" in e)
+    assert f"error: {bad['empty']}: the file is empty" in errors
+    assert f"error: {bad['binary']}: looks like binary data (a PNG image), not text; check the file type" in errors
+    assert any(e.startswith(f"error: {bad['unsupported']}: unsupported file type (suffix '.xlsx')") for e in errors)
+    assert any(e.startswith(f"error: {bad['corrupt']}: corrupt or unreadable PDF") for e in errors)
     assert "Traceback" not in r.err
     assert [d["document"] for d in json.loads(r.out)["documents"]] == ["urn:doc:good.txt"]
     for path in bad.values():

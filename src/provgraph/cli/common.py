@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 from rich.console import Console
@@ -60,7 +59,7 @@ def exit_code_for(exc: ProvgraphError) -> int:
 class ProvgraphGroup(TyperGroup):
     """Command group that turns a provgraph error into one line on stderr and its exit code."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # click.Context, or typer._click.Context in typer >= 0.29
         try:
             return super().invoke(ctx)
         except ProvgraphError as exc:

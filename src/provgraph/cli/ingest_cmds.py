@@ -66,8 +66,8 @@ def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_fil
         return
     table = Table("Document", "Pages", "Chunks", "Facts", "Failed", "Status", title="Loaded")
     for row in rows:
-        table.add_row(Text(row["document"]), str(row["pages"] or row["sections"] or "-"), str(row["chunks"]),
-                      str(row["facts"]), str(row["failed_chunks"]), row["status"])
+        table.add_row(Text(str(row["document"])), str(row["pages"] or row["sections"] or "-"), str(row["chunks"]),
+                      str(row["facts"]), str(row["failed_chunks"]), str(row["status"]))
     stdout.print(table)
 
 

@@ -11,6 +11,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from enum import Enum
+from typing import Any
 
 import typer
 
@@ -38,7 +39,7 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
-def _limit(flag: str, what: str) -> typer.models.OptionInfo:
+def _limit(flag: str, what: str) -> Any:  # an OptionInfo standing in for an int default
     return typer.Option(None, flag, min=1, help=f"{what} (default from settings).")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 import typer
@@ -61,15 +62,20 @@ def sparql(
             if isinstance(result, ox.QueryBoolean):
                 typer.echo("true" if bool(result) else "false")
             elif isinstance(result, ox.QueryTriples):
-                typer.echo(result.serialize(format=ox.RdfFormat.N_TRIPLES).decode("utf-8"), nl=False)
+                typer.echo(_serialised(result, ox.RdfFormat.N_TRIPLES), nl=False)
             elif fmt is QueryFormat.json:
-                typer.echo(result.serialize(format=ox.QueryResultsFormat.JSON).decode("utf-8"))
+                typer.echo(_serialised(result, ox.QueryResultsFormat.JSON))
             elif fmt is QueryFormat.csv:
-                typer.echo(result.serialize(format=ox.QueryResultsFormat.CSV).decode("utf-8"), nl=False)
+                typer.echo(_serialised(result, ox.QueryResultsFormat.CSV), nl=False)
             else:
                 _print_table(result)
         except (OSError, ValueError, RuntimeError) as exc:
             raise QueryError(f"collection {rt.ref}: query failed: {exc}") from exc
+
+
+def _serialised(result: Any, fmt: Any) -> str:
+    """A query result serialised in memory (``serialize`` without an output returns the bytes)."""
+    return bytes(result.serialize(format=fmt) or b"").decode("utf-8")
 
 
 def _print_table(result: ox.QuerySolutions) -> None:

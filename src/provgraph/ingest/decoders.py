@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,21 +90,45 @@ def decode_bytes(
     return decoder(data, name=name)
 
 
-def read_file(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """The bytes of the file at ``path``.
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
 
-    Raises :class:`InputError` for a missing or unreadable file, a directory, or a file over
-    ``max_bytes`` (checked before reading).
+
+def _refuse_unless_regular(path: Path, mode: int) -> None:
+    """Only regular files are read: anything else is refused by what it is, never by its size."""
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _NOT_REGULAR if test(mode)), "not a regular file")
+    via = " (through a symbolic link)" if path.is_symlink() else ""
+    raise InputError(f"{path}: is {kind}{via}, not a regular file; only regular files are loaded")
+
+
+def read_file(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of the regular file at ``path``, reading at most ``max_bytes``.
+
+    Raises :class:`InputError` for a missing or unreadable file, for anything that is not a regular
+    file (directory, FIFO, socket, device; symbolic links are followed, then judged the same way),
+    and for a file over ``max_bytes`` (checked before reading, and again while reading).
     """
     try:
-        if path.is_dir():
-            raise InputError(f"{path}: is a directory, not a file")
-        _check_size(path.stat().st_size, max_bytes, str(path))
-        return path.read_bytes()
+        _refuse_unless_regular(path, path.stat().st_mode)  # sockets cannot even be opened
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())  # the file actually opened, not what the name pointed at before
+            _refuse_unless_regular(path, info.st_mode)
+            _check_size(info.st_size, max_bytes, str(path))
+            data = handle.read(max_bytes + 1)
     except FileNotFoundError as exc:
         raise InputError(f"{path}: no such file") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot read the file ({exc.strerror or exc})") from exc
+    _check_size(len(data), max_bytes, str(path))  # it grew while we read
+    return data
 
 
 def decode_file(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> DecodedDocument:

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from provgraph.errors import InputError
+from provgraph.ingest import chunker
 from provgraph.ingest.chunker import chunk_text
 from provgraph.ingest.decoders import decode_bytes
 from provgraph.ingest.types import ChunkSpan, DecodedDocument
@@ -107,10 +109,36 @@ def test_default_size_and_overlap() -> None:
     assert all(len(c.text) > 500 for c in chunks[:-1])
 
 
-def test_long_input_is_linear_enough() -> None:
-    text = ("word " * 180 + "end.\n\n") * 2000  # ~1.8 MB
+def _scanned_characters(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Characters of ``text`` the chunker's searches may look at: the sum of every search window."""
+    scanned = 0
+
+    def counted(name: str, width: Callable[..., int]) -> None:
+        real = getattr(chunker, name)
+
+        def wrapper(*args: Any) -> int:
+            nonlocal scanned
+            result = real(*args)
+            scanned += width(*args, result)
+            return result
+
+        monkeypatch.setattr(chunker, name, wrapper)
+
+    counted("_split_point", lambda text, lo, hi, result: hi + 2 - lo)
+    counted("_next_start", lambda text, start, end, overlap, result: max(result, end) - start)
+    counted("_non_space_from", lambda text, pos, result: result - pos + 1)
     chunks = chunk_text(text, size=500, overlap=50)
     check_chunks(text, chunks, 500, 50)
+    monkeypatch.undo()
+    return scanned
+
+
+def test_long_input_is_linear(monkeypatch: pytest.MonkeyPatch) -> None:
+    block = "word " * 180 + "end.\n\n"
+    small = _scanned_characters(block * 500, monkeypatch)  # ~0.45 MB
+    large = _scanned_characters(block * 2000, monkeypatch)  # ~1.8 MB
+    assert small > 0
+    assert 3.9 <= large / small <= 4.1  # four times the text, four times the work: no quadratic search
 
 
 # -- property test ------------------------------------------------------------------------------

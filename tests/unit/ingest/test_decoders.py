@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -62,7 +61,7 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_directory_is_not_a_file(tmp_path: Path) -> None:
     folder = tmp_path / "dir.md"
     folder.mkdir()
-    with pytest.raises(InputError, match=r"dir\.md: is a directory, not a file$"):
+    with pytest.raises(InputError, match=r"dir\.md: is a directory, not a regular file; only regular files are loaded$"):
         decode_file(folder)
 
 
@@ -107,12 +106,9 @@ def test_fifty_megabyte_text_decodes_under_default_limit(tmp_path: Path) -> None
     path = tmp_path / "big.txt"
     path.write_bytes(data)
     assert 49_000_000 < len(data) < DEFAULT_MAX_BYTES
-    began = time.perf_counter()
     doc = decode_file(path)
-    elapsed = time.perf_counter() - began
     assert len(doc.text) == len(block) * (50_000_000 // len(block.encode()))
     assert doc.text[: len(line)] == line
-    print(f"50 MB text decoded in {elapsed:.2f} s")
 
 
 def test_decode_bytes_by_mime_type() -> None:

