@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 import typer
 
 from provgraph.agent.tools import Tool
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, json_text, settings_from
 from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
 from provgraph.cli.render import truncate
 from provgraph.errors import ConfigError
@@ -102,14 +102,14 @@ class ExplainPrinter:
 async def _drive(events: AsyncIterator[Event], *, fmt: OutputFormat, explain: ExplainPrinter | None,
                  verbose: bool, streaming: bool) -> int:
     """Render the event stream; returns the exit code (0, or the error's)."""
-    out = lambda text, nl=True: typer.echo(text, nl=nl)  # noqa: E731
-    err = lambda text: typer.echo(text, err=True)  # noqa: E731
+    out = lambda text, nl=True: echo(text, nl=nl)  # noqa: E731
+    err = lambda text: echo(text, err=True)  # noqa: E731
     pieces: list[str] = []
     code = 0
     ended = False
     async for ev in events:  # read to the end, so the stream closes itself (and its MCP servers)
         if fmt is OutputFormat.json:
-            out(json.dumps(to_json(ev), ensure_ascii=False))
+            out(json_text(to_json(ev)))
             if isinstance(ev, ErrorMessage):
                 code = error_code(ev)
             continue
@@ -182,7 +182,7 @@ def document_rag(
 
 
 def _stderr(text: str) -> None:
-    typer.echo(text, err=True)
+    echo(text, err=True)
 
 
 def _builtin_tools(rt: Runtime) -> list[Tool]:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
+from rich.text import Text
 
 from provgraph.config import Settings, load_settings
+from provgraph.explain.neutralise import escape_json, neutralise
 from provgraph.errors import (
     ConfigError,
     InputError,
@@ -19,10 +23,35 @@ from provgraph.errors import (
     StoreError,
 )
 
-__all__ = ["Globals", "settings_from", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION"]
+__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION"]
 
-stdout = Console()
-stderr = Console(stderr=True)
+
+
+class _SafeConsole(Console):
+    """A Rich console whose every printed segment of text goes through :func:`neutralise`."""
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Any:
+        for segment in super().render(renderable, options):
+            yield segment if segment.control else Segment(neutralise(segment.text), segment.style, segment.control)
+
+
+stdout = _SafeConsole()
+stderr = _SafeConsole(stderr=True)
+
+
+def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print plain text (stdout, or stderr with ``err``), neutralised: every CLI line goes through here."""
+    typer.echo(neutralise(text), err=err, nl=nl)
+
+
+def cell(value: object, style: str = "") -> Text:
+    """A table cell or tree label from data: neutralised, never read as Rich markup."""
+    return Text(neutralise(str(value)), style)
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """``value`` as JSON with every control, C1 and bidi character escaped (``\\uXXXX``)."""
+    return escape_json(json.dumps(value, ensure_ascii=False, **options))
 
 USER_OPTION = typer.Option(None, "-U", "--user", help="User owning the collection (default: default).")
 COLLECTION_OPTION = typer.Option(None, "-C", "--collection", help="Collection (default: default).")
@@ -64,7 +93,7 @@ class ProvgraphGroup(TyperGroup):
             return super().invoke(ctx)
         except ProvgraphError as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            typer.echo(f"error: {message}", err=True)
+            echo(f"error: {message}", err=True)
             raise typer.Exit(exit_code_for(exc)) from None
 
 

@@ -8,9 +8,8 @@ from typing import Any
 
 import typer
 from rich.table import Table
-from rich.text import Text
 
-from provgraph.cli.common import settings_from, stdout
+from provgraph.cli.common import cell, echo, json_text, settings_from, stdout
 
 __all__ = ["register"]
 
@@ -34,7 +33,7 @@ def show(
     """
     values = settings_from(ctx).masked()
     if fmt is ShowFormat.json:
-        typer.echo(json.dumps(values, indent=2, ensure_ascii=False, default=str))
+        echo(json_text(values, indent=2, default=str))
         return
     table = Table(show_header=True, header_style="bold")
     table.add_column("Setting", no_wrap=True)
@@ -42,7 +41,7 @@ def show(
     table.add_column("Environment variable", style="dim", no_wrap=True)
     for name, value in values.items():
         env = "(derived from llm)" if name == "llm_provider" else f"PROVGRAPH_{name.upper()}"
-        table.add_row(name, Text(_display(value)), env)
+        table.add_row(name, cell(_display(value)), env)
     stdout.print(table)
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 
 import typer
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from, stdout
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stdout
 from provgraph.errors import NotFound
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree, document_tree
 from provgraph.rdf.ids import document_iri
@@ -36,11 +35,11 @@ def documents_list(
     rows = [{"id": d.id, "title": d.title, "mime_type": d.mime_type, "size": d.size, "parts": counts[d.id],
              "loaded": d.created.isoformat(timespec="seconds")} for d in docs]
     if fmt == "json":
-        typer.echo(json.dumps(rows))
+        echo(json_text(rows))
         return
     table = Table("Document", "Title", "Type", "Bytes", "Parts", "Loaded (UTC)")
     for r in rows:
-        table.add_row(*(Text(str(v)) for v in (r["id"], r["title"] or "", r["mime_type"], f"{r['size']:,}",
+        table.add_row(*(cell(v) for v in (r["id"], r["title"] or "", r["mime_type"], f"{r['size']:,}",
                                                  r["parts"], r["loaded"])))  # user text is data, not markup
     stdout.print(table)
 
@@ -67,15 +66,15 @@ def documents_show(
             "parts": [{"id": p.id, "kind": p.kind, "number": p.number, "title": p.title, "offset": p.offset,
                        "length": p.length} for p in parts]}
     if fmt == "json":
-        typer.echo(json.dumps(data))
+        echo(json_text(data))
         return
     for key in ("id", "title", "mime_type", "size", "content_hash", "loaded"):
-        typer.echo(f"{key:>12}: {data[key]}")
+        echo(f"{key:>12}: {data[key]}")
     for key, value in rec.metadata.items():
-        typer.echo(f"{key:>12}: {value}")
+        echo(f"{key:>12}: {value}")
     for p in parts:
         end = (p.offset or 0) + (p.length or 0)
-        typer.echo(f"  {p.kind} {p.number}: {p.title or ''} (chars {p.offset}–{end})")
+        echo(f"  {p.kind} {p.number}: {p.title or ''} (chars {p.offset}–{end})")
 
 
 @documents_app.command("remove")
@@ -98,24 +97,24 @@ def documents_remove(
         rt.store.apply(remove=removal)
         rt.librarian.remove(iri.value)
         rt.chunk_index.delete_where({"document": iri.value})
-    typer.echo(f"removed {iri.value} ({len(removal)} quads)")
+    echo(f"removed {iri.value} ({len(removal)} quads)")
 
 
 def _chunk_branch(parent: Tree, chunk: ChunkNode) -> None:
     end = chunk.offset + chunk.length
-    branch = parent.add(Text(f"Chunk {chunk.index} ") + Text(f"(chars {chunk.offset}–{end}, {chunk.iri.value})", "dim"))
+    branch = parent.add(Text(f"Chunk {chunk.index} ") + cell(f"(chars {chunk.offset}–{end}, {chunk.iri.value})", "dim"))
     for s, p, o in chunk.edges:
-        branch.add(Text(f"({s}, {p}, {o})"), highlight=False)
+        branch.add(cell(f"({s}, {p}, {o})"), highlight=False)
 
 
 def render_tree(tree: DocumentTree) -> Tree:
     """The SPEC §8 provenance tree as a Rich tree."""
     pages = f", {tree.page_count} pages" if tree.page_count else ""
-    root = Tree(Text(tree.title, "bold") + Text(f" ({tree.iri.value}, {tree.mime_type}{pages})", "dim"))
+    root = Tree(cell(tree.title, "bold") + cell(f" ({tree.iri.value}, {tree.mime_type}{pages})", "dim"))
     for part in tree.parts:
         end = part.offset + part.length
         name = f"Page {part.number}" if part.kind == "page" else f"Section: {' '.join(part.label.split())}"
-        branch = root.add(Text(f"{name} ") + Text(f"(chars {part.offset}–{end})", "dim"))
+        branch = root.add(cell(f"{name} ") + Text(f"(chars {part.offset}–{end})", "dim"))
         for chunk in part.chunks:
             _chunk_branch(branch, chunk)
     for chunk in tree.chunks:
@@ -142,7 +141,7 @@ def provenance(
             return {"chunk": c.iri.value, "index": c.index, "offset": c.offset, "length": c.length,
                     "extractors": c.components, "edges": [list(e) for e in c.edges]}
 
-        typer.echo(json.dumps({
+        echo(json_text({
             "document": tree.iri.value, "title": tree.title, "mime_type": tree.mime_type, "pages": tree.page_count,
             "parts": [{"part": p.iri.value, "kind": p.kind, "label": p.label, "number": p.number, "offset": p.offset,
                        "length": p.length, "chunks": [chunk_json(c) for c in p.chunks]} for p in tree.parts],

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import Counter
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from rich.text import Text
 
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, settings_from, stderr, stdout
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stderr, stdout
 from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.extract.base import ChunkInput, Extractor
 from provgraph.extract.pipeline import ChunkOutcome
@@ -59,14 +57,14 @@ def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_fil
         for r in results
     ]
     if fmt == "json":
-        typer.echo(json.dumps({"documents": rows, "failed_files": failed_files,
+        echo(json_text({"documents": rows, "failed_files": failed_files,
                                "errors": [o.error for o in outcomes if o.failed]}))
         return
     if not rows:
         return
     table = Table("Document", "Pages", "Chunks", "Facts", "Failed", "Status", title="Loaded")
     for row in rows:
-        table.add_row(Text(str(row["document"])), str(row["pages"] or row["sections"] or "-"), str(row["chunks"]),
+        table.add_row(cell(row["document"]), str(row["pages"] or row["sections"] or "-"), str(row["chunks"]),
                       str(row["facts"]), str(row["failed_chunks"]), str(row["status"]))
     stdout.print(table)
 
@@ -120,13 +118,13 @@ def load(
         outcomes = _extract(rt, chunks, extractors=chosen, concurrency=concurrency,
                             only_missing=True, progress=progress) if chunks else []
     for line in failed:
-        typer.echo(f"error: {line}", err=True)
+        echo(f"error: {line}", err=True)
     for o in outcomes:
         if o.failed:
-            typer.echo(f"error: chunk {o.chunk.value} ({o.component}): {o.error}", err=True)
+            echo(f"error: chunk {o.chunk.value} ({o.component}): {o.error}", err=True)
     for r in results:
         for w in r.warnings:
-            typer.echo(f"warning: {r.document.value}: {w}", err=True)
+            echo(f"warning: {r.document.value}: {w}", err=True)
     _summary(results, outcomes, failed, fmt)
     if failed or any(o.failed for o in outcomes):
         raise typer.Exit(1)
@@ -160,8 +158,8 @@ def extract(
     done = [o for o in outcomes if not o.skipped and not o.failed]
     failed = [o for o in outcomes if o.failed]
     for o in failed:
-        typer.echo(f"error: chunk {o.chunk.value} ({o.component}): {o.error}", err=True)
-    typer.echo(f"{iri.value}: {len(done)} chunk extraction(s) done, {sum(o.facts for o in done)} facts, "
+        echo(f"error: chunk {o.chunk.value} ({o.component}): {o.error}", err=True)
+    echo(f"{iri.value}: {len(done)} chunk extraction(s) done, {sum(o.facts for o in done)} facts, "
                f"{len(failed)} failed, {sum(1 for o in outcomes if o.skipped)} already done")
     if failed:
         raise typer.Exit(1)

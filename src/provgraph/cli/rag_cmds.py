@@ -8,7 +8,6 @@ edges are shown with their labels, reasoning and sources (looked up in one batch
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from enum import Enum
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import typer
 
 from provgraph import errors
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, exit_code_for, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, exit_code_for, json_text, settings_from
 from provgraph.explain.render_text import source_line as render_source_line
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
 from provgraph.models.base import ChatModel
@@ -153,23 +152,23 @@ async def _run(rt: Runtime, params: GraphRagParams, question: str, *, explainabl
 
 def _show(event: Event, store: OxigraphStore, *, explainable: bool, streaming: bool, fmt: OutputFormat) -> int:
     if fmt is OutputFormat.json:
-        typer.echo(json.dumps(to_json(event), ensure_ascii=False))
+        echo(json_text(to_json(event)))
     elif isinstance(event, Explain) and explainable:
-        typer.echo("\n".join(explain_lines(event, store)), err=True)
+        echo("\n".join(explain_lines(event, store)), err=True)
     elif isinstance(event, AnswerPiece) and streaming:
-        typer.echo(event.text, nl=event.end_of_stream)  # the answer's line ends with the stream
+        echo(event.text, nl=event.end_of_stream)  # the answer's line ends with the stream
     elif isinstance(event, Final):
         if not streaming:
-            typer.echo(event.answer)
+            echo(event.answer)
         citations = citation_lines(event.sources, event.answer)
         if citations:
-            typer.echo("\n" + "\n".join(citations))
+            echo("\n" + "\n".join(citations))
     if isinstance(event, Final):
         for warning in event.warnings:
-            typer.echo(f"warning: {warning}", err=True)
+            echo(f"warning: {warning}", err=True)
     if isinstance(event, ErrorMessage):
         if fmt is OutputFormat.text:
-            typer.echo(f"error: {event.message}", err=True)
+            echo(f"error: {event.message}", err=True)
         return error_code(event)
     return 0
 

@@ -10,9 +10,9 @@ from typing import Any
 import pyoxigraph as ox
 import typer
 from rich.table import Table
-from rich.text import Text
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from, stdout
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stdout
+from provgraph.explain.neutralise import escape_json
 from provgraph.cli.render import short
 from provgraph.errors import InputError, QueryError
 from provgraph.layout import CollectionRef
@@ -60,13 +60,13 @@ def sparql(
         result = rt.store.raw_query(text)
         try:  # results are evaluated lazily: failures surface while serialising
             if isinstance(result, ox.QueryBoolean):
-                typer.echo("true" if bool(result) else "false")
+                echo("true" if bool(result) else "false")
             elif isinstance(result, ox.QueryTriples):
-                typer.echo(_serialised(result, ox.RdfFormat.N_TRIPLES), nl=False)
+                echo(_serialised(result, ox.RdfFormat.N_TRIPLES), nl=False)
             elif fmt is QueryFormat.json:
-                typer.echo(_serialised(result, ox.QueryResultsFormat.JSON))
+                echo(_serialised(result, ox.QueryResultsFormat.JSON))
             elif fmt is QueryFormat.csv:
-                typer.echo(_serialised(result, ox.QueryResultsFormat.CSV), nl=False)
+                echo(_serialised(result, ox.QueryResultsFormat.CSV), nl=False)
             else:
                 _print_table(result)
         except (OSError, ValueError, RuntimeError) as exc:
@@ -75,7 +75,7 @@ def sparql(
 
 def _serialised(result: Any, fmt: Any) -> str:
     """A query result serialised in memory (``serialize`` without an output returns the bytes)."""
-    return bytes(result.serialize(format=fmt) or b"").decode("utf-8")
+    return escape_json(bytes(result.serialize(format=fmt) or b"").decode("utf-8"))  # echo() neutralises the rest
 
 
 def _print_table(result: ox.QuerySolutions) -> None:
@@ -84,7 +84,7 @@ def _print_table(result: ox.QuerySolutions) -> None:
     count = 0
     for sol in result:
         count += 1
-        table.add_row(*(Text("" if sol[n] is None else short(from_ox(sol[n]))) for n in names))  # data, not markup
+        table.add_row(*(cell("" if sol[n] is None else short(from_ox(sol[n]))) for n in names))
     stdout.print(table)
     stdout.print(f"{count} row(s)")
 
@@ -111,7 +111,7 @@ def export(
             output.write_bytes(data)
         except OSError as exc:
             raise InputError(f"{output}: cannot write the export ({exc.strerror or exc})") from exc
-        typer.echo(f"wrote {output}", err=True)
+        echo(f"wrote {output}", err=True)
 
 
 def import_(
@@ -136,7 +136,7 @@ def import_(
             n = rt.store.import_data(file, chosen.value)
         except QueryError as exc:
             raise QueryError(f"{file}: {exc}") from exc
-    typer.echo(f"imported {n} quads into {rt.ref}")
+    echo(f"imported {n} quads into {rt.ref}")
 
 
 collections_app = typer.Typer(help="List, create and drop collections.", no_args_is_help=True)
@@ -152,9 +152,8 @@ def collections_list(
     settings = settings_from(ctx)
     found = list_collections(settings.home, user)
     if fmt is QueryFormat.json:
-        import json
 
-        typer.echo(json.dumps([{"user": c.user, "collection": c.collection} for c in found]))
+        echo(json_text([{"user": c.user, "collection": c.collection} for c in found]))
         return
     table = Table("User", "Collection")
     for c in found:
@@ -168,7 +167,7 @@ def collections_create(ctx: typer.Context, name: str, user: str = USER_OPTION) -
     settings = settings_from(ctx, user=user)
     ref = CollectionRef(settings.home, settings.user, name)
     created = create_collection(ref)
-    typer.echo(f"created {ref}" if created else f"{ref} already exists")
+    echo(f"created {ref}" if created else f"{ref} already exists")
 
 
 @collections_app.command("drop")
@@ -184,7 +183,7 @@ def collections_drop(
     if not yes:
         typer.confirm(f"Drop {ref} and everything in it?", abort=True)
     drop_collection(ref)
-    typer.echo(f"dropped {ref}")
+    echo(f"dropped {ref}")
 
 
 def register(app: typer.Typer) -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 
 import typer
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, settings_from
 from provgraph.explain.render_json import summary_json, trace_json
 from provgraph.explain.render_text import render_list, render_trace
 from provgraph.explain.traces import list_traces, load_trace
@@ -46,11 +45,11 @@ def traces_list(
     with Runtime(settings, create=False) as rt:
         found = list_traces(rt.store, include_sub_traces=include_all, limit=limit)
     if fmt is ListFormat.json:
-        typer.echo(json.dumps([summary_json(s) for s in found], ensure_ascii=False, indent=2))
+        echo(json_text([summary_json(s) for s in found], indent=2))
     elif not found:
-        typer.echo(f"no traces in {rt.ref}")
+        echo(f"no traces in {rt.ref}")
     else:
-        typer.echo(render_list(found, show_parent=include_all), nl=False)
+        echo(render_list(found, show_parent=include_all), nl=False)
 
 
 @traces_app.command("show")
@@ -73,9 +72,9 @@ def traces_show(
     with Runtime(settings, create=False) as rt:
         trace = load_trace(rt.store, trace_id, librarian=rt.librarian, provenance=show_provenance)
     if fmt is ShowFormat.json:
-        typer.echo(json.dumps(trace_json(trace), ensure_ascii=False, indent=2))
+        echo(json_text(trace_json(trace), indent=2))
     else:
-        typer.echo(render_trace(trace), nl=False)
+        echo(render_trace(trace), nl=False)
 
 
 def register(app: typer.Typer) -> None:
