@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from provgraph.errors import ConfigError
 
@@ -169,3 +169,10 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ConfigError(f"invalid configuration: {problems}") from exc
+    except SettingsError as exc:  # a complex value (a list) that is not JSON, e.g. PROVGRAPH_MCP_SERVERS
+        field = re.search(r'field "(\w+)"', str(exc))
+        name = field.group(1) if field else "a setting"
+        raise ConfigError(
+            f"invalid configuration: {name}: not valid JSON (PROVGRAPH_{name.upper()} must be a JSON list, "
+            f"e.g. '[]')"
+        ) from exc

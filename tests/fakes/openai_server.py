@@ -41,6 +41,7 @@ class Reply:
     delay: float = 0.0
     events: list[dict[str, Any]] | None = None
     event_delay: float = 0.0
+    content_type: str = "application/json"
 
 
 @dataclass
@@ -270,7 +271,7 @@ class _Handler(BaseHTTPRequestHandler):
         payload = reply.body if isinstance(reply.body, (bytes, str)) else json.dumps(reply.body)
         data = payload.encode() if isinstance(payload, str) else payload
         self.send_response(reply.status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", reply.content_type)
         self.send_header("Content-Length", str(len(data)))
         for key, value in reply.headers.items():
             self.send_header(key, value)

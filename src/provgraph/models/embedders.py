@@ -186,7 +186,7 @@ class OpenAIEmbedder:
     def _request(self, batch: list[str]) -> np.ndarray:
         import openai
 
-        from provgraph.models.openai_compat import status_detail
+        from provgraph.models.openai_compat import not_json, status_detail
 
         try:
             response = self._client.embeddings.create(model=self._model, input=batch, encoding_format="float")
@@ -199,6 +199,10 @@ class OpenAIEmbedder:
             raise kind(self._describe(f"HTTP {exc.status_code}: {status_detail(exc)}")) from exc
         except openai.OpenAIError as exc:
             raise ModelError(self._describe(str(exc))) from exc
+        except ValueError as exc:  # HTTP 200 with an HTML body
+            raise ModelError(self._describe(not_json(exc))) from exc
+        if isinstance(response, (str, bytes)):  # the same, served as text/html: the SDK hands back the text
+            raise ModelError(self._describe(not_json(response)))
         rows = sorted(response.data, key=lambda d: d.index)
         if len(rows) != len(batch):
             raise ModelError(self._describe(f"asked {len(batch)} embeddings, got {len(rows)}"))

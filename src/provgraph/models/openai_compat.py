@@ -20,7 +20,7 @@ from provgraph.models.jsonrepair import json_completion
 from provgraph.models.retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
 from provgraph.models.schema import with_schema_instruction
 
-__all__ = ["OpenAIChatModel", "status_detail"]
+__all__ = ["OpenAIChatModel", "status_detail", "not_json"]
 
 T = TypeVar("T")
 
@@ -165,7 +165,10 @@ class OpenAIChatModel:
     async def _create(self, request: dict[str, Any]) -> Any:
         async with self._slot() as client:
             body = {k: v for k, v in request.items() if not k.startswith("_")}
-            return await client.chat.completions.create(**body, timeout=self._timeout)
+            response = await client.chat.completions.create(**body, timeout=self._timeout)
+        if isinstance(response, (str, bytes)):  # the SDK returns a non-JSON body (e.g. text/html) as text
+            raise ModelError(self._describe(not_json(response)))
+        return response
 
     async def _with_retries(self, request: dict[str, Any], call: Callable[[], Awaitable[T]]) -> T:
         import openai
@@ -186,6 +189,8 @@ class OpenAIChatModel:
                 wait = self._retry.delay(attempt)
             except openai.OpenAIError as exc:
                 raise self._translate(exc, attempt + 1) from exc
+            except ValueError as exc:  # HTTP 200 whose body is not JSON (an HTML page, a proxy's login form…)
+                raise ModelError(self._describe(not_json(exc))) from exc
             await asyncio.sleep(wait)
             attempt += 1
 
@@ -194,13 +199,14 @@ class OpenAIChatModel:
 
         attempt = 0
         while True:
-            started = False
+            started = events = False
             try:
                 async with self._slot() as client:
                     body = {k: v for k, v in request.items() if not k.startswith("_")}
                     stream = await client.chat.completions.create(**body, timeout=self._timeout)
                     try:
                         async for chunk in stream:
+                            events = True
                             if getattr(chunk, "usage", None) is not None:
                                 yield self._usage(chunk)
                             for choice in chunk.choices or ():
@@ -210,6 +216,8 @@ class OpenAIChatModel:
                                     yield piece
                     finally:
                         await stream.close()
+                if not events:  # an HTML page or any non-SSE body parses as no events at all
+                    raise ModelError(self._describe(not_json(None)))
                 return
             except openai.APIStatusError as exc:
                 if not started and self._drop_rejected(exc, request):
@@ -269,6 +277,16 @@ class OpenAIChatModel:
         if usage is None:
             return Usage(0, 0, self.name)
         return Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), self.name)
+
+
+def not_json(reply: object) -> str:
+    """The cause for an HTTP 200 reply that is not the API's JSON (or event stream): ``reply`` is the
+    body the SDK handed back as text, or the JSON decoding error (which holds the body)."""
+    doc = getattr(reply, "doc", reply)
+    doc = doc.decode("utf-8", "replace") if isinstance(doc, bytes) else doc
+    begins = f" (it begins {_short(doc, 40)!r})" if isinstance(doc, str) and doc.strip() else ""
+    return (f"HTTP 200 but the reply is not an OpenAI-compatible API response{begins}; "
+            "check the base URL (usually ending in /v1)")
 
 
 def status_detail(exc: Any) -> str:

@@ -208,6 +208,9 @@ class OxigraphStore:
         except SyntaxError as exc:
             where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
             raise QueryError(f"collection {self.name}: cannot import {fmt}{where}: {exc.msg or exc}") from exc
+        except MemoryError as exc:  # the parser's buffer is capped: one term (a literal) over 16 MiB
+            raise QueryError(f"collection {self.name}: cannot import {fmt}: a term is larger than the parser's "
+                             f"limit of 16 MiB ({exc}); nothing was imported") from exc
         try:
             self._store.extend(parsed)
         except OSError as exc:
