@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.cli_runner import run
@@ -41,3 +42,16 @@ def test_a_bad_line_imports_nothing_and_keeps_what_was_there(tmp_path: Path) -> 
     assert r.code != 0 and r.out == ""
     assert r.err.startswith(f"error: {bad}: ") and "line 3" in r.err and r.err.count("\n") == 1
     assert exported("c") == before  # neither wiped nor half-imported
+
+
+def test_only_regular_files_are_imported(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.nq"
+    os.mkfifo(fifo)
+    link = tmp_path / "zeros.nq"
+    link.symlink_to("/dev/zero")
+    for path, kind in ((fifo, "a FIFO (named pipe)"), (link, "a character device (through a symbolic link)"),
+                       (tmp_path, "a directory")):
+        r = run("import", str(path), "-C", "c")
+        assert (r.code, r.err) == (2, f"error: {path}: is {kind}, not a regular file; only regular files are imported\n")
+    r = run("import", str(tmp_path / "missing.nq"), "-C", "c")
+    assert (r.code, r.err) == (2, f"error: {tmp_path / 'missing.nq'}: no such file\n")

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stdout
 from provgraph.explain.neutralise import escape_json
+from provgraph.ingest.decoders import require_regular_file
 from provgraph.cli.render import short
 from provgraph.errors import InputError, QueryError
 from provgraph.layout import CollectionRef
@@ -125,10 +126,7 @@ def import_(
 
     Example: provgraph import backup.nq -C restored
     """
-    if file.is_dir():
-        raise InputError(f"{file}: is a directory, not an N-Quads or TriG file")
-    if not file.is_file():
-        raise InputError(f"{file}: no such file")
+    require_regular_file(file, verb="imported")
     chosen = fmt or _guess_format(file)
     settings = settings_from(ctx, collection=collection, user=user)
     with Runtime(settings) as rt:

@@ -21,6 +21,7 @@ from provgraph.ingest.text_decoder import TEXT_MIME, decode_text
 from provgraph.ingest.types import DecodedDocument
 
 __all__ = [
+    "require_regular_file",
     "DEFAULT_MAX_BYTES",
     "SUFFIXES",
     "MIME_TYPES",
@@ -99,13 +100,24 @@ _NOT_REGULAR = (
 )
 
 
-def _refuse_unless_regular(path: Path, mode: int) -> None:
+def _refuse_unless_regular(path: Path, mode: int, verb: str = "loaded") -> None:
     """Only regular files are read: anything else is refused by what it is, never by its size."""
     if stat.S_ISREG(mode):
         return
     kind = next((name for test, name in _NOT_REGULAR if test(mode)), "not a regular file")
     via = " (through a symbolic link)" if path.is_symlink() else ""
-    raise InputError(f"{path}: is {kind}{via}, not a regular file; only regular files are loaded")
+    raise InputError(f"{path}: is {kind}{via}, not a regular file; only regular files are {verb}")
+
+
+def require_regular_file(path: Path, *, verb: str = "loaded") -> None:
+    """Raise :class:`InputError` unless ``path`` names an existing regular file (symbolic links followed)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the file ({exc.strerror or exc})") from exc
+    _refuse_unless_regular(path, mode, verb)
 
 
 def read_file(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
