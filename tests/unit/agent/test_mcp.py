@@ -102,7 +102,7 @@ def http_server(tmp_path: Path) -> Iterator[str]:
     proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.mcp_server", "--http", str(port)], cwd=REPO,
                             stdout=log, stderr=log)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # a readiness guard for a loaded machine, not a test of speed
         while time.monotonic() < deadline:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()

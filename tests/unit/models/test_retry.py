@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from email.utils import formatdate
 
+import pytest
+
 from provgraph.models.retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
 
 
@@ -22,12 +24,13 @@ def test_retry_after_wins_but_is_capped() -> None:
     assert policy.delay(0, retry_after=60.0) == 3.0
 
 
-def test_retry_after_header_forms() -> None:
+def test_retry_after_header_forms(monkeypatch: pytest.MonkeyPatch) -> None:
     assert retry_after_seconds({"Retry-After": "2"}) == 2.0
     assert retry_after_seconds({"retry-after": "0.5"}) == 0.5
     assert retry_after_seconds({"retry-after-ms": "150"}) == 0.15
-    in_three = retry_after_seconds({"Retry-After": formatdate(time.time() + 3, usegmt=True)})
-    assert in_three is not None and 1.0 < in_three <= 3.0
+    now = 1_800_000_000.0  # a fixed clock: the HTTP date is whole seconds, three after "now"
+    monkeypatch.setattr(time, "time", lambda: now)
+    assert retry_after_seconds({"Retry-After": formatdate(now + 3, usegmt=True)}) == 3.0
     assert retry_after_seconds({"Retry-After": "soon"}) is None
     assert retry_after_seconds({}) is None
     assert retry_after_seconds(None) is None
