@@ -15,7 +15,7 @@ from provgraph.errors import ConfigError, InputError
 from provgraph.extract.base import Extractor
 from provgraph.extract.pipeline import ExtractionPipeline
 from provgraph.ingest.pipeline import DocumentLoader
-from provgraph.layout import CollectionRef
+from provgraph.layout import CollectionRef, note_part, verify_part
 from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.models.base import ChatModel, Embedder
 from provgraph.models.factory import build_chat_model, build_embedder
@@ -57,8 +57,11 @@ class Runtime:
         """The collection's document/page/chunk/answer texts."""
         if not self.ref.exists():
             open_store(self.ref, create=self._create)  # raises NotFound when it must exist
+        existed = verify_part(self.ref, "librarian")  # one that vanished is an error, never recreated over
         lib = SqliteLibrarian(self.ref.librarian_dir)
         self._opened.append(lib)
+        if not existed:
+            note_part(self.ref, "librarian")
         return lib
 
     @cached_property
@@ -74,8 +77,11 @@ class Runtime:
         return self._embedder_override or build_embedder(self.settings)
 
     def _index(self, name: str) -> UsearchIndex:
+        existed = verify_part(self.ref, f"vectors/{name}")
         index = open_index(self.ref.vectors_dir, name, model=self.embedder.name, dimension=self.embedder.dimension)
         self._opened.append(index)
+        if not existed:
+            note_part(self.ref, f"vectors/{name}")
         return index
 
     @cached_property

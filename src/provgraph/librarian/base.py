@@ -180,6 +180,23 @@ class Librarian(Protocol):
         """Whether record ``id`` is stored."""
         ...
 
+    def mark_complete(self, ids: Sequence[str]) -> None:
+        """Write the completion records of documents ``ids``: the LAST write of loading them,
+        after their quads, records and vectors are durable. Removing a document drops its record."""
+        ...
+
+    def clear_complete(self, id: str) -> None:
+        """Drop document ``id``'s completion record (the FIRST write of changing it)."""
+        ...
+
+    def is_complete(self, id: str) -> bool:
+        """Whether document ``id`` has a completion record for its current content."""
+        ...
+
+    def complete_documents(self) -> set[str]:
+        """Every document with a completion record for its current content."""
+        ...
+
     def close(self) -> None:
         """Release the librarian's resources; idempotent."""
         ...

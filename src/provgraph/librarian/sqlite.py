@@ -29,8 +29,13 @@ from provgraph.librarian.blobs import BLOB_TABLE, INLINE_LIMIT, BlobStore, sha25
 __all__ = ["SqliteLibrarian", "DB_NAME"]
 
 DB_NAME = "librarian.sqlite3"
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS completions (
+    document TEXT PRIMARY KEY REFERENCES records(id) ON DELETE CASCADE,
+    content_hash TEXT NOT NULL,
+    completed TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS records (
     id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -124,12 +129,15 @@ class SqliteLibrarian:
         self._db = db
         with self._errors("open"):
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA synchronous=FULL")  # a completion record must never outlive a power cut
             db.execute("PRAGMA foreign_keys=ON")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > _SCHEMA_VERSION:
                 raise StoreError(f"librarian: {self.path} was written by a newer provgraph (schema {version})")
             db.executescript(_SCHEMA)
+            if version == 1:  # collections loaded before completion records: their documents were complete
+                db.execute("INSERT OR IGNORE INTO completions SELECT id, content_hash, created FROM records"
+                           " WHERE kind = 'document'")
             db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
 
     # -- plumbing -------------------------------------------------------------------------------
@@ -143,6 +151,8 @@ class SqliteLibrarian:
             raise StoreError(f"librarian: {doing} failed in {self.path}: {exc}") from exc
         except sqlite3.Error as exc:
             raise StoreError(f"librarian: {doing} failed in {self.path}: {exc}") from exc
+        except OSError as exc:  # blob files: a full disk, a read-only folder
+            raise StoreError(f"librarian: {doing} failed in {self.path}: {exc.strerror or exc}") from exc
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
@@ -160,7 +170,10 @@ class SqliteLibrarian:
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
-                    db.execute("ROLLBACK")
+                    try:
+                        db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # SQLite rolled back already (a full disk): report the original failure
                 raise
 
     def _collect(self, digests: Iterable[str]) -> None:
@@ -311,6 +324,41 @@ class SqliteLibrarian:
             db.execute(f"{_SUBTREE} DELETE FROM records WHERE id IN (SELECT id FROM sub)", (id,))
         self._collect(d for row in rows for d in (row["content_hash"], row["text_hash"]))
         return len(rows)
+
+    # -- completion records ---------------------------------------------------------------------
+    def mark_complete(self, ids: Sequence[str]) -> None:
+        """Record that documents ``ids`` are loaded in every store (written last, durably)."""
+        now = _iso(datetime.now(UTC))
+        with self._write("completion") as db:
+            for i in range(0, len(ids), _BATCH):
+                part = list(ids[i : i + _BATCH])
+                db.execute(
+                    "INSERT OR REPLACE INTO completions SELECT id, content_hash, ? FROM records"
+                    f" WHERE kind = 'document' AND id IN ({', '.join('?' * len(part))})", [now, *part]
+                )
+
+    def clear_complete(self, id: str) -> None:
+        """Forget that document ``id`` is complete (before changing any of its stores)."""
+        with self._write("completion") as db:
+            db.execute("DELETE FROM completions WHERE document = ?", (id,))
+
+    def is_complete(self, id: str) -> bool:
+        """Whether document ``id`` has a completion record for its current content."""
+        with self._lock, self._errors("lookup"):
+            row = self._conn().execute(
+                "SELECT 1 FROM completions c JOIN records r ON r.id = c.document"
+                " WHERE c.document = ? AND c.content_hash = r.content_hash", (id,)
+            ).fetchone()
+        return row is not None
+
+    def complete_documents(self) -> set[str]:
+        """The documents with a completion record for their current content."""
+        with self._lock, self._errors("lookup"):
+            rows = self._conn().execute(
+                "SELECT c.document FROM completions c JOIN records r ON r.id = c.document"
+                " WHERE c.content_hash = r.content_hash"
+            ).fetchall()
+        return {r[0] for r in rows}
 
     # -- reading --------------------------------------------------------------------------------
     def get(self, id: str) -> Record:

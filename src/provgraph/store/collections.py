@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shutil
+from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
 
 from provgraph.errors import InputError, NotFound
-from provgraph.layout import CollectionRef, check_name
+from provgraph.layout import MARKER_FORMAT, CollectionRef, check_name, note_part, verify_part, write_marker
 from provgraph.store.oxigraph import OxigraphStore
 
 __all__ = ["CollectionInfo", "list_collections", "create_collection", "drop_collection", "open_store"]
@@ -44,6 +45,8 @@ def create_collection(ref: CollectionRef, *, exist_ok: bool = True) -> bool:
         return False
     for d in (ref.store_dir, ref.librarian_dir, ref.vectors_dir):
         d.mkdir(parents=True, exist_ok=True)
+    write_marker(ref, {"format": MARKER_FORMAT, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                       "parts": []})
     return True
 
 
@@ -60,4 +63,9 @@ def open_store(ref: CollectionRef, *, create: bool = True) -> OxigraphStore:
         if not create:
             raise NotFound(f"collection {ref} does not exist (create it with: provgraph collections create)")
         create_collection(ref)
-    return OxigraphStore(ref.store_dir, name=str(ref))
+    existed = verify_part(ref, "store")  # a store that vanished is an error, never recreated over
+    store = OxigraphStore(ref.store_dir, name=str(ref))
+    if not existed:
+        store.flush()
+        note_part(ref, "store")
+    return store

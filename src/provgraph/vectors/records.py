@@ -55,10 +55,13 @@ class RecordTable:
             self._db: sqlite3.Connection | None = sqlite3.connect(
                 folder / "records.sqlite", check_same_thread=False, isolation_level=None
             )
-            self._db.executescript("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;" + _SCHEMA)
+            self._db.executescript("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;" + _SCHEMA)
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.Error as exc:
-            raise IndexError_(f"vector index {folder}: cannot open: {exc}") from exc
+            raise IndexError_(
+                f"vector index file {folder / 'records.sqlite'} cannot be read ({exc}): restore a backup,"
+                " or move it aside and run: provgraph check --repair"
+            ) from exc
         if not meta:
             meta = {"model": model, "dimension": str(dimension), "generation": "0", "next_key": "1"}
             with self._transaction() as tx:
@@ -74,7 +77,14 @@ class RecordTable:
         self.generation = int(meta["generation"])
         self.ann_generation = int(meta.get("ann_generation", -1))
         self._next_key = int(meta["next_key"])
-        self._load()
+        try:
+            self._load()
+        except (sqlite3.Error, ValueError, KeyError) as exc:
+            self._db.close()
+            raise IndexError_(
+                f"vector index file {folder / 'records.sqlite'} is damaged ({exc}): restore a backup,"
+                " or move it aside and run: provgraph check --repair"
+            ) from exc
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -296,11 +306,19 @@ class _Transaction:
                 self._db.execute("COMMIT")
                 return
             except sqlite3.Error as error:
-                self._db.execute("ROLLBACK")
-                raise IndexError_(f"vector index {self._folder}: write failed: {error}") from error
-        self._db.execute("ROLLBACK")
+                self._rollback()
+                raise IndexError_(f"vector index {self._folder}: write failed: {error}") from None
+        self._rollback()
         if isinstance(exc, sqlite3.Error):
-            raise IndexError_(f"vector index {self._folder}: write failed: {exc}") from exc
+            raise IndexError_(f"vector index {self._folder}: write failed: {exc}") from None
+
+    def _rollback(self) -> None:
+        """Roll back if SQLite has not already done so (it does on a full disk)."""
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the original failure is the one to report
 
 
 def _copy(value: Any) -> Any:
