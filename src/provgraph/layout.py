@@ -25,7 +25,7 @@ from pathlib import Path
 
 from provgraph.errors import IndexError_, InputError, StoreError
 
-__all__ = ["CollectionRef", "check_name", "MARKER", "MARKER_FORMAT", "read_marker", "write_marker", "note_part",
+__all__ = ["CollectionRef", "check_name", "MARKER", "MARKER_FORMAT", "read_marker", "write_marker", "note_part", "forget_part",
            "verify_part", "part_files"]
 
 MARKER = "collection.json"
@@ -130,6 +130,13 @@ def note_part(ref: CollectionRef, part: str) -> None:
     if part not in parts:
         data["parts"] = sorted([*parts, part])
         write_marker(ref, data)
+
+
+def forget_part(ref: CollectionRef, part: str) -> None:
+    """Record that ``part`` is gone on purpose (moved aside, to be rebuilt)."""
+    data = read_marker(ref)
+    data["parts"] = [p for p in data["parts"] if p != part]  # type: ignore[attr-defined]
+    write_marker(ref, data)
 
 
 def verify_part(ref: CollectionRef, part: str) -> bool:

@@ -6,6 +6,8 @@ a runtime serves one ``(user, collection)``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -15,10 +17,11 @@ from provgraph.errors import ConfigError, InputError
 from provgraph.extract.base import Extractor
 from provgraph.extract.pipeline import ExtractionPipeline
 from provgraph.ingest.pipeline import DocumentLoader
-from provgraph.layout import CollectionRef, note_part, verify_part
+from provgraph.layout import CollectionRef, forget_part, note_part, verify_part
 from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.models.base import ChatModel, Embedder
 from provgraph.models.factory import build_chat_model, build_embedder
+from provgraph.rdf.terms import Iri
 from provgraph.retrieval.document_rag import DocumentRag
 from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
 from provgraph.store.collections import create_collection, open_store
@@ -84,6 +87,16 @@ class Runtime:
             note_part(self.ref, f"vectors/{name}")
         return index
 
+    def set_aside_index(self, name: str) -> Path | None:
+        """Move a damaged or missing index out of the way (kept, never deleted) so it is rebuilt empty."""
+        folder = self.ref.vectors_dir / name
+        forget_part(self.ref, f"vectors/{name}")
+        if not folder.exists():
+            return None
+        aside = folder.with_name(f"{name}.damaged-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
+        folder.rename(aside)
+        return aside
+
     @cached_property
     def entity_index(self) -> UsearchIndex:
         """Entity vectors (payload: entity, label, definition, chunks)."""
@@ -140,7 +153,17 @@ class Runtime:
         """A document loader with the settings' chunking and file-size limit."""
         limit = max_bytes if max_bytes is not None else int(self.settings.max_file_mb * 2**20)
         return DocumentLoader(self.store, self.librarian, chunk_size=self.settings.chunk_size,
-                              chunk_overlap=self.settings.chunk_overlap, max_bytes=limit)
+                              chunk_overlap=self.settings.chunk_overlap, max_bytes=limit,
+                              chunk_index=self.chunk_index, entity_index=self.entity_index)
+
+    def commit_documents(self, documents: Sequence[Iri]) -> None:
+        """Make the documents' quads and vectors durable, then write their completion records (last)."""
+        if not documents:
+            return
+        self.store.flush()
+        for index in (self.chunk_index, self.entity_index):
+            index.flush()
+        self.librarian.mark_complete([d.value for d in documents])
 
     def extraction(self, extractors: list[Extractor] | None = None, *,
                    concurrency: int | None = None) -> ExtractionPipeline:

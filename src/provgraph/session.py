@@ -60,13 +60,14 @@ class Provgraph:
             raise ProvgraphError("; ".join(errors))
         loader = self.runtime.loader()
         results = [loader.load_file(f) for f in files]
+        self.runtime.commit_documents([r.document for r in results if not r.chunks])
         self.extract([c for r in results for c in r.chunks], extractors=extractors)
         return results
 
     def extract(self, chunks: Sequence[Any], *, extractors: str | None = None) -> list[ChunkOutcome]:
-        """Extract (only chunks not yet extracted) and embed."""
+        """Extract (only chunks not yet extracted) and embed; documents done are committed."""
         pipe = self.runtime.extraction(self.runtime.extractors(extractors))
-        return asyncio.run(pipe.run(list(chunks), only_missing=True))
+        return asyncio.run(pipe.run(list(chunks), only_missing=True, on_commit=self.runtime.commit_documents))
 
     def stream_graph_rag(self, question: str, **limits: Any) -> AsyncIterator[Event]:
         """GraphRAG events as they happen (explain steps, answer pieces, final); ``limits`` override settings."""

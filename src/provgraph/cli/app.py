@@ -38,6 +38,7 @@ def _register() -> None:
         "rag_cmds",
         "traces_cmds",
         "ask_cmds",
+        "integrity_cmds",
     ):
         importlib.import_module(f"provgraph.cli.{name}").register(app)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,13 @@ class ProvgraphGroup(TyperGroup):
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             echo(f"error: {message}", err=True)
             raise typer.Exit(exit_code_for(exc)) from None
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            where = f" writing {exc.filename}" if exc.filename else ""
+            echo(f"error: no space left on the device{where}: free some space, then run the command again "
+                 "(`provgraph load` redoes interrupted documents; `provgraph check --repair` fixes the rest)", err=True)
+            raise typer.Exit(4) from None
 
 
 def run_app(app: typer.Typer) -> None:

@@ -11,9 +11,9 @@ from rich.tree import Tree
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stdout
 from provgraph.errors import NotFound
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree, document_tree
+from provgraph.ingest.removal import remove_document
 from provgraph.rdf.ids import document_iri
 from provgraph.runtime import Runtime
-from provgraph.store.support import document_removal
 
 __all__ = ["register", "render_tree"]
 
@@ -93,11 +93,9 @@ def documents_remove(
         iri = document_iri(doc)
         if not rt.librarian.exists(iri.value):
             raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
-        removal = document_removal(rt.store, iri)
-        rt.store.apply(remove=removal)
-        rt.librarian.remove(iri.value)
-        rt.chunk_index.delete_where({"document": iri.value})
-    echo(f"removed {iri.value} ({len(removal)} quads)")
+        removed = remove_document(rt.store, rt.librarian, iri, chunk_index=rt.chunk_index,
+                                  entity_index=rt.entity_index)
+    echo(f"removed {iri.value} ({removed} quads)")
 
 
 def _chunk_branch(parent: Tree, chunk: ChunkNode) -> None:

@@ -28,13 +28,15 @@ def _progress() -> Progress:
 
 
 def _extract(rt: Runtime, chunks: list[ChunkInput], *, extractors: list[Extractor],
-             concurrency: int | None, only_missing: bool, progress: Progress) -> list[ChunkOutcome]:
+             concurrency: int | None, only_missing: bool, progress: Progress, commit: bool = True) -> list[ChunkOutcome]:
+    """Extract and embed; each document's completion record is written once all its chunks are."""
     pipe = rt.extraction(extractors, concurrency=concurrency)
     task = progress.add_task("extract", total=len(chunks) * len(pipe.extractors))
 
     async def go() -> list[ChunkOutcome]:
         try:
-            return await pipe.run(chunks, only_missing=only_missing, progress=lambda o: progress.advance(task))
+            return await pipe.run(chunks, only_missing=only_missing, progress=lambda o: progress.advance(task),
+                                  on_commit=rt.commit_documents if commit else None)
         finally:
             if rt.llm is not None:
                 await rt.llm.aclose()
@@ -115,6 +117,7 @@ def load(
                     failed.append(str(exc).splitlines()[0])
             progress.advance(task)
         chunks = [c for r in results for c in r.chunks]
+        rt.commit_documents([r.document for r in results if not r.chunks])
         outcomes = _extract(rt, chunks, extractors=chosen, concurrency=concurrency,
                             only_missing=True, progress=progress) if chunks else []
     for line in failed:
@@ -153,8 +156,12 @@ def extract(
         if not rt.librarian.exists(iri.value):
             raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
         chunks = list(rt.loader().stored_chunks(iri))
+        complete = rt.librarian.is_complete(iri.value)  # an interrupted load stays incomplete: `load` redoes it
+        if force:
+            rt.librarian.clear_complete(iri.value)  # until its new vectors are written too
         outcomes = _extract(rt, chunks, extractors=rt.extractors(extractors, ontology=ontology),
-                            concurrency=concurrency, only_missing=not force, progress=progress)
+                            concurrency=concurrency, only_missing=not force, progress=progress,
+                            commit=complete or force)
     done = [o for o in outcomes if not o.skipped and not o.failed]
     failed = [o for o in outcomes if o.failed]
     for o in failed:

@@ -122,7 +122,7 @@ def import_(
     user: str = USER_OPTION,
     fmt: DataFormat = typer.Option(None, "--format", "-f", help="nquads or trig (default: from the file name)."),
 ) -> None:
-    """Import a file atomically: a syntax error imports nothing and names the line.
+    """Import graph data atomically (quads only, not documents or vectors); a syntax error imports nothing.
 
     Example: provgraph import backup.nq -C restored
     """
@@ -134,7 +134,8 @@ def import_(
             n = rt.store.import_data(file, chosen.value)
         except QueryError as exc:
             raise QueryError(f"{file}: {exc}") from exc
-    echo(f"imported {n} quads into {rt.ref}")
+    echo(f"imported {n} quads into {rt.ref} (graph data only: documents, texts and vectors are not in an "
+         "export; use `provgraph backup` and `provgraph restore` to copy a whole collection)")
 
 
 collections_app = typer.Typer(help="List, create and drop collections.", no_args_is_help=True)

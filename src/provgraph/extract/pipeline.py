@@ -4,7 +4,9 @@ Per (chunk, extractor) everything is written in ONE store transaction that also 
 previous subgraph of the same (chunk, component, version, model) and the facts only it
 supported, so re-extraction replaces instead of duplicating. A failing model call marks the
 chunk failed for that extractor and writes nothing for it; other chunks go on. Entity and chunk
-vectors are written after the quads of their chunk, in batches (and at the end of a run).
+vectors are written after the quads of their chunk, in batches (and at the end of a run). After
+each batch, ``on_commit`` gets the documents all of whose chunks are now written to every store
+(the caller makes them durable and writes their completion records).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from datetime import datetime, timezone
 
 from provgraph.errors import InputError, ModelError
 from provgraph.extract.base import ChunkInput, EntityInfo, Extraction, Extractor
+from provgraph.extract.derived import entity_text
 from provgraph.models.base import Embedder
 from provgraph.provenance.subgraph import subgraph_quads
 from provgraph.rdf.ids import activity_iri, subgraph_iri
@@ -85,6 +88,9 @@ class ExtractionPipeline:
         self._entities: dict[str, dict[str, Any]] = {}
         self._chunks: dict[str, tuple[dict[str, str], str]] = {}
         self._clock = clock
+        self._pending: dict[Iri, int] = {}
+        self._ready: list[Iri] = []
+        self._on_commit: Callable[[list[Iri]], None] | None = None
 
     def is_done(self, chunk: Iri, extractor: Extractor) -> bool:
         """Whether this extractor's subgraph for the chunk is already stored."""
@@ -96,13 +102,25 @@ class ExtractionPipeline:
         *,
         only_missing: bool = False,
         progress: Callable[[ChunkOutcome], None] | None = None,
+        on_commit: Callable[[list[Iri]], None] | None = None,
     ) -> list[ChunkOutcome]:
-        """Extract every chunk with every extractor; ``only_missing`` retries just failed/new ones."""
+        """Extract every chunk with every extractor; ``only_missing`` retries just failed/new ones.
+
+        ``on_commit(documents)`` is called after vectors are written, with the documents whose
+        chunks are all done (failed extractions included: ``extract`` retries them).
+        """
+        self._on_commit = on_commit
+        for chunk in chunks:
+            self._pending[chunk.document] = self._pending.get(chunk.document, 0) + 1
 
         async def one(chunk: ChunkInput) -> list[ChunkOutcome]:
             outcomes = await asyncio.gather(*(self._extract(chunk, ex, only_missing) for ex in self.extractors))
             if any(not o.skipped for o in outcomes):
                 self._embed_chunk(chunk)
+            self._pending[chunk.document] -= 1
+            if not self._pending[chunk.document]:
+                del self._pending[chunk.document]
+                self._ready.append(chunk.document)
             if progress is not None:
                 for o in outcomes:
                     progress(o)
@@ -161,13 +179,19 @@ class ExtractionPipeline:
             self._flush_vectors()
 
     def _flush_vectors(self) -> None:
-        """Embed and upsert what is buffered, in one batch per index."""
-        if self.embedder is None:
-            return
+        """Embed and upsert what is buffered, in one batch per index; then commit finished documents."""
+        if self.embedder is not None:
+            self._upsert_vectors()
+        ready, self._ready = self._ready, []
+        if ready and self._on_commit is not None:
+            self._on_commit(ready)
+
+    def _upsert_vectors(self) -> None:
+        assert self.embedder is not None
         if self._entities and self.entity_index is not None:
             ids = list(self._entities)
             payloads = [self._entities[i] for i in ids]
-            texts = [p["label"] + (f": {p['definition']}" if p["definition"] else "") for p in payloads]
+            texts = [entity_text(p["label"], p["definition"]) for p in payloads]
             self.entity_index.upsert(ids, self.embedder.embed(texts), payloads)
         if self._chunks and self.chunk_index is not None:
             ids = list(self._chunks)

@@ -2,7 +2,9 @@
 
 IDs are deterministic, so loading the same bytes twice changes nothing ("unchanged"); loading
 changed bytes under the same document ID replaces its parts, chunks, subgraphs and the facts
-only they supported ("replaced"). A document that fails leaves nothing behind.
+only they supported ("replaced"). A document counts as loaded only once its completion record is
+written (by the caller, after extraction and vectors); one without it is redone ("resumed").
+A document that fails leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from provgraph import __version__
 from provgraph.extract.base import ChunkInput
 from provgraph.ingest.chunker import chunk_text, check_chunking
 from provgraph.ingest.decoders import decode_bytes, mime_type_for, read_file
+from provgraph.ingest.removal import document_entities, forget_vectors
 from provgraph.ingest.types import DecodedDocument
 from provgraph.librarian.base import NewRecord
 from provgraph.librarian.sqlite import SqliteLibrarian
@@ -24,9 +27,10 @@ from provgraph.provenance.common import activity_quads, agent_quads
 from provgraph.provenance.source import chunk_quads, document_quads, page_quads, section_quads
 from provgraph.rdf.ids import activity_iri, chunk_iri, document_iri, page_iri, section_iri
 from provgraph.rdf.terms import Iri, Quad
-from provgraph.rdf.vocab import GRAPH_SOURCE
+from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.store.support import document_removal
+from provgraph.vectors.base import VectorIndex
 
 __all__ = ["LoadResult", "DocumentLoader", "CHUNKER", "decoder_component"]
 
@@ -46,7 +50,7 @@ class LoadResult:
 
     document: Iri
     title: str
-    status: str  # loaded | unchanged | replaced
+    status: str  # loaded | unchanged | replaced | resumed (an interrupted load, redone)
     pages: int
     sections: int
     chunks: tuple[ChunkInput, ...]
@@ -72,6 +76,8 @@ class DocumentLoader:
         chunk_overlap: int = 100,
         max_bytes: int = 64 * 2**20,
         clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
+        chunk_index: VectorIndex | None = None,
+        entity_index: VectorIndex | None = None,
     ) -> None:
         check_chunking(chunk_size, chunk_overlap)
         self.store = store
@@ -80,6 +86,8 @@ class DocumentLoader:
         self.chunk_overlap = chunk_overlap
         self.max_bytes = max_bytes
         self._clock = clock
+        self.chunk_index = chunk_index
+        self.entity_index = entity_index
 
     def load_file(self, path: Path, *, doc_id: str | None = None, title: str | None = None,
                   metadata: Mapping[str, str] | None = None, tags: Sequence[str] = ()) -> LoadResult:
@@ -101,13 +109,15 @@ class DocumentLoader:
         if self.librarian.exists(doc.value):
             old = self.librarian.get(doc.value)
             same_settings = all(old.metadata.get(k) == v for k, v in settings.items())
-            if old.content_hash == digest and same_settings and old.title == title:
+            same = old.content_hash == digest and same_settings and old.title == title
+            if same and self.librarian.is_complete(doc.value):
                 return self._unchanged(doc, title, decoded)
-            status = "replaced"
+            status = "resumed" if same else "replaced"
+            self.librarian.remove(doc.value)  # its completion record goes with it: the first write
         plan = self._plan(doc, decoded, data, title, {**(metadata or {}), **settings}, tags)
-        removal = document_removal(self.store, doc) if status == "replaced" else []
-        if status == "replaced":
-            self.librarian.remove(doc.value)
+        stored = self.store.count(doc, RDF.type, TG.Document, g=GRAPH_SOURCE) > 0
+        entities = document_entities(self.store, doc) if stored else set()
+        removal = document_removal(self.store, doc) if stored else []
         self.librarian.add(plan.records)
         try:
             if removal or len(plan.quads) < _BULK_FROM:
@@ -119,6 +129,8 @@ class DocumentLoader:
             if not removal:
                 self.store.apply(remove=document_removal(self.store, doc))
             raise
+        if stored:
+            forget_vectors(self.store, doc, entities, chunk_index=self.chunk_index, entity_index=self.entity_index)
         pages = sum(1 for p in decoded.parts if p.kind == "page")
         return LoadResult(doc, title, status, pages, len(decoded.parts) - pages, tuple(plan.chunks), decoded.warnings)
 

@@ -33,7 +33,7 @@ def list_collections(home: Path, user: str | None = None) -> list[CollectionInfo
     for u in users:
         cdir = users_dir / u / "collections"
         if cdir.is_dir():
-            found += [CollectionInfo(u, c.name, c) for c in sorted(cdir.iterdir()) if c.is_dir()]
+            found += [CollectionInfo(u, c.name, c) for c in sorted(cdir.iterdir()) if c.is_dir() and not c.name.startswith(".")]
     return found
 
 

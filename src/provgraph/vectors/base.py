@@ -95,6 +95,10 @@ class VectorIndex(Protocol):
         """Number of records."""
         ...
 
+    def ids(self) -> list[str]:
+        """Every record's id (for consistency checks)."""
+        ...
+
     def flush(self) -> None:
         """Persist derived structures (the ANN graph); records are durable after each write."""
         ...

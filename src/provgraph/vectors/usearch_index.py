@@ -153,6 +153,11 @@ class UsearchIndex:
         """Number of records."""
         return self._records.n
 
+    def ids(self) -> list[str]:
+        """Every record's id."""
+        with self._lock:
+            return [self._records.record(r)[0] for r in range(self._records.n)]
+
     def flush(self) -> None:
         """Build the HNSW graph if the index is large enough, and save it when it changed."""
         with self._lock:

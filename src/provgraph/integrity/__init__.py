@@ -1,0 +1,1 @@
+"""Collection integrity: cross-store checks and repair, backup and restore."""
