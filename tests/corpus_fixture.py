@@ -29,7 +29,7 @@ def build_corpus(home: Path, *, collection: str = COLLECTION) -> Settings:
     with Runtime(settings) as rt:
         loader = rt.loader()
         chunks = [c for path in corpus_files() for c in loader.load_file(path).chunks]
-        outcomes = asyncio.run(rt.extraction().run(chunks))
+        outcomes = asyncio.run(rt.extraction().run(chunks, on_commit=rt.commit_documents))
         assert not [o for o in outcomes if o.failed]
     return settings
 
