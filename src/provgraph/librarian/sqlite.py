@@ -127,6 +127,17 @@ class SqliteLibrarian:
             raise StoreUnavailable(f"librarian: cannot open {self.path}: {exc}") from exc
         db.row_factory = sqlite3.Row
         self._db = db
+        try:
+            self._open(db)
+        except StoreError as exc:
+            db.close()
+            self._db = None
+            if isinstance(exc, StoreUnavailable) or exc.__cause__ is None:
+                raise
+            raise StoreError(f"librarian: cannot open {self.path / DB_NAME}: {str(exc).rsplit(': ', 1)[-1]}: restore a"
+                             " backup (provgraph restore FILE); nothing was changed") from exc
+
+    def _open(self, db: sqlite3.Connection) -> None:
         with self._errors("open"):
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")  # a completion record must never outlive a power cut
@@ -149,8 +160,9 @@ class SqliteLibrarian:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise StoreUnavailable(f"librarian: {self.path} is busy ({doing}): {exc}; try again") from exc
             raise StoreError(f"librarian: {doing} failed in {self.path}: {exc}") from exc
-        except sqlite3.Error as exc:
-            raise StoreError(f"librarian: {doing} failed in {self.path}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            advice = ": restore a backup (provgraph restore FILE)" if "malformed" in str(exc) else ""
+            raise StoreError(f"librarian: {doing} failed in {self.path / DB_NAME}: {exc}{advice}") from exc
         except OSError as exc:  # blob files: a full disk, a read-only folder
             raise StoreError(f"librarian: {doing} failed in {self.path}: {exc.strerror or exc}") from exc
 

@@ -55,6 +55,11 @@ def _values_clause(bind: Mapping[str, Term] | None) -> str:
     return f"\nVALUES ({names}) {{ ({values}) }}"
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class OxigraphStore:
     """:class:`~provgraph.store.base.QuadStore` on pyoxigraph. ``path=None`` keeps it in memory."""
 
@@ -67,12 +72,13 @@ class OxigraphStore:
             else:
                 path.mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(path))
-        except OSError as exc:
+        except (OSError, RuntimeError) as exc:
             if "lock" in str(exc).lower():
                 raise StoreUnavailable(
                     f"collection {name}: the store at {path} is open in another provgraph process ({exc})"
                 ) from exc
-            raise StoreError(f"collection {name}: cannot open the store at {path}: {exc}") from exc
+            raise StoreError(f"collection {name}: cannot open the store at {path}: {_first_line(exc)}: restore a "
+                             "backup (provgraph restore FILE); nothing was changed") from exc
 
     # -- writes ---------------------------------------------------------------------------------
     def add(self, quads: Iterable[Quad]) -> int:
@@ -80,8 +86,8 @@ class OxigraphStore:
         items = [quad_to_ox(q) for q in quads]
         try:
             self._store.extend(items)
-        except OSError as exc:
-            raise StoreError(f"collection {self.name}: write failed: {exc}") from exc
+        except (OSError, RuntimeError) as exc:
+            raise StoreError(f"collection {self.name}: write failed: {_first_line(exc)}") from exc
         return len(items)
 
     def bulk_add(self, quads: Iterable[Quad]) -> int:
@@ -89,7 +95,7 @@ class OxigraphStore:
         items = [quad_to_ox(q) for q in quads]
         try:
             self._store.bulk_extend(items)
-        except OSError as exc:
+        except (OSError, RuntimeError) as exc:
             raise StoreError(f"collection {self.name}: bulk load failed: {exc}") from exc
         return len(items)
 
@@ -111,8 +117,8 @@ class OxigraphStore:
             self._store.update(text, prefixes=PREFIXES)
         except SyntaxError as exc:
             raise QueryError(f"collection {self.name}: invalid SPARQL update: {exc}") from exc
-        except OSError as exc:
-            raise StoreError(f"collection {self.name}: update failed: {exc}") from exc
+        except (OSError, RuntimeError) as exc:
+            raise StoreError(f"collection {self.name}: update failed: {_first_line(exc)}") from exc
 
     def clear(self) -> None:
         """Remove every quad."""
@@ -130,8 +136,11 @@ class OxigraphStore:
             to_ox(o) if o is not None else None,
             graph,
         )
-        for q in found:
-            yield quad_from_ox(q)
+        try:
+            for q in found:
+                yield quad_from_ox(q)
+        except (OSError, RuntimeError) as exc:
+            raise StoreError(f"collection {self.name}: read failed: {_first_line(exc)}") from exc
 
     def count(self, s: Subject | None = None, p: Iri | None = None, o: Term | None = None, *, g: GraphSel = ANY) -> int:
         """How many quads match the pattern."""
@@ -142,7 +151,10 @@ class OxigraphStore:
             to_ox(o) if o is not None else None,
             graph,
         )
-        return sum(1 for _ in pattern)
+        try:
+            return sum(1 for _ in pattern)
+        except (OSError, RuntimeError) as exc:
+            raise StoreError(f"collection {self.name}: read failed: {_first_line(exc)}") from exc
 
     def __len__(self) -> int:
         return len(self._store)
@@ -218,16 +230,21 @@ class OxigraphStore:
         return len(parsed)
 
     def flush(self) -> None:
-        """Persist pending writes."""
-        self._store.flush()
+        """Persist pending writes (a full disk raises the OSError itself, so its cause is reported)."""
+        try:
+            self._store.flush()
+        except RuntimeError as exc:
+            raise StoreError(f"collection {self.name}: flush failed: {_first_line(exc)}") from exc
 
     def close(self) -> None:
         """Release the store and its lock."""
         store = getattr(self, "_store", None)
         if store is not None:
-            if self._path is not None:
-                store.flush()
-            del self._store
+            try:
+                if self._path is not None:
+                    self.flush()
+            finally:
+                del self._store
 
     def __enter__(self) -> OxigraphStore:
         return self
