@@ -185,3 +185,31 @@ def test_a_collection_from_before_completion_records_counts_as_complete(tmp_path
     con.close()
     r = run("load", str(a), "--format", "json")
     assert json.loads(r.out)["documents"][0]["status"] == "unchanged"
+
+
+def _answers(home: Path) -> list[tuple[str, str, list]]:
+    import runpy
+
+    demo = runpy.run_path(str(Path(__file__).resolve().parents[2] / "scripts" / "demo.py"))
+    asked = [("graph-rag", q) for q in demo["QUESTIONS"]] + [("document-rag", demo["DOC_QUESTION"])]
+    out = []
+    for command, question in asked:
+        r = run("--home", str(home), command, "-q", question, "-C", "corpus", "--format", "json", "--llm", "none")
+        assert r.code == 0, r.err
+        final = json.loads(r.out.strip().splitlines()[-1])
+        sources = [{k: v for k, v in s.items() if k != "session_id"} for s in final["sources"]]
+        out.append((question, final["answer"], sources))
+    return out
+
+
+def test_backup_then_restore_into_a_fresh_home_answers_every_demo_question_identically(
+        corpus_settings: Settings, tmp_path: Path) -> None:
+    home = Path(corpus_settings.home)
+    archive = tmp_path / "corpus.tar"
+    assert run("--home", str(home), "backup", "-C", "corpus", str(archive)).code == 0
+    before = _answers(home)
+    fresh = tmp_path / "fresh-home"
+    r = run("--home", str(fresh), "restore", str(archive), "-C", "corpus")
+    assert r.code == 0, r.err
+    assert _answers(fresh) == before
+    assert run("--home", str(fresh), "check", "-C", "corpus").code == 0
