@@ -98,12 +98,12 @@ def entity_records(store: OxigraphStore, supported: dict[Iri, list[str]]) -> lis
     return out
 
 
-def chunk_records(librarian: SqliteLibrarian, documents: Iterable[str]) -> list[VectorRecord]:
-    """The chunk index's records of ``documents``: every chunk under each, with its text."""
+def chunk_records(librarian: SqliteLibrarian, documents: Iterable[str], *, texts: bool = True) -> list[VectorRecord]:
+    """The chunk index's records of ``documents``: every chunk under each, with its text (or ``""``)."""
     out: list[VectorRecord] = []
     for doc in documents:
         parents = [doc, *(r.id for r in librarian.list(parent=doc) if r.kind != "chunk")]
         ids = [r.id for p in parents for r in librarian.list(kind="chunk", parent=p)]
-        texts = librarian.texts(ids, missing_ok=True)
-        out += [VectorRecord(i, {"chunk": i, "document": doc}, texts[i]) for i in ids if i in texts]
+        found = librarian.texts(ids, missing_ok=True) if texts else dict.fromkeys(ids, "")
+        out += [VectorRecord(i, {"chunk": i, "document": doc}, found[i]) for i in ids if i in found]
     return out

@@ -101,7 +101,7 @@ def find_problems(parts: Parts) -> list[Problem]:
             if parent is not None:
                 children.setdefault(parent, set()).add(node)
     for doc in sorted(complete & in_store):
-        lib_chunks = {r.id for r in chunk_records(lib, [doc])}
+        lib_chunks = {r.id for r in chunk_records(lib, [doc], texts=False)}
         st_chunks = {c.value for c in _store_chunks(Iri(doc), children, chunks)}
         if lib_chunks != st_chunks:
             problems.append(Problem("chunks-differ", doc, f"{len(lib_chunks - st_chunks)} chunk(s) only in the "
@@ -129,7 +129,7 @@ def _store_orphans(store: OxigraphStore, chunks: set[Iri]) -> list[Problem]:
 
 def _vector_problems(parts: Parts, complete: set[str], incomplete: set[str]) -> list[Problem]:
     out: list[Problem] = []
-    wanted = {r.id: r for r in chunk_records(parts.librarian, sorted(complete))}
+    wanted = {r.id: r for r in chunk_records(parts.librarian, sorted(complete), texts=False)}
     have = parts.chunk_index.get(parts.chunk_index.ids())
     for chunk in sorted(set(wanted) - set(have)):
         out.append(Problem("chunk-vector-missing", chunk, "a chunk without its vector", True))

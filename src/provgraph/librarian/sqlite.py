@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from provgraph.errors import InputError, NotFound, StoreError, StoreUnavailable
+from provgraph.librarian import completions
 from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
 from provgraph.librarian.blobs import BLOB_TABLE, INLINE_LIMIT, BlobStore, sha256_hex
 
@@ -30,12 +31,7 @@ __all__ = ["SqliteLibrarian", "DB_NAME"]
 
 DB_NAME = "librarian.sqlite3"
 _SCHEMA_VERSION = 2
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS completions (
-    document TEXT PRIMARY KEY REFERENCES records(id) ON DELETE CASCADE,
-    content_hash TEXT NOT NULL,
-    completed TEXT NOT NULL
-);
+_SCHEMA = completions.SCHEMA + """
 CREATE TABLE IF NOT EXISTS records (
     id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -146,9 +142,8 @@ class SqliteLibrarian:
             if version > _SCHEMA_VERSION:
                 raise StoreError(f"librarian: {self.path} was written by a newer provgraph (schema {version})")
             db.executescript(_SCHEMA)
-            if version == 1:  # collections loaded before completion records: their documents were complete
-                db.execute("INSERT OR IGNORE INTO completions SELECT id, content_hash, created FROM records"
-                           " WHERE kind = 'document'")
+            if version == 1:
+                db.execute(completions.ADOPT)
             db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
 
     # -- plumbing -------------------------------------------------------------------------------
@@ -340,37 +335,23 @@ class SqliteLibrarian:
     # -- completion records ---------------------------------------------------------------------
     def mark_complete(self, ids: Sequence[str]) -> None:
         """Record that documents ``ids`` are loaded in every store (written last, durably)."""
-        now = _iso(datetime.now(UTC))
         with self._write("completion") as db:
-            for i in range(0, len(ids), _BATCH):
-                part = list(ids[i : i + _BATCH])
-                db.execute(
-                    "INSERT OR REPLACE INTO completions SELECT id, content_hash, ? FROM records"
-                    f" WHERE kind = 'document' AND id IN ({', '.join('?' * len(part))})", [now, *part]
-                )
+            completions.mark(db, ids, _iso(datetime.now(UTC)))
 
     def clear_complete(self, id: str) -> None:
         """Forget that document ``id`` is complete (before changing any of its stores)."""
         with self._write("completion") as db:
-            db.execute("DELETE FROM completions WHERE document = ?", (id,))
+            completions.clear(db, id)
 
     def is_complete(self, id: str) -> bool:
         """Whether document ``id`` has a completion record for its current content."""
         with self._lock, self._errors("lookup"):
-            row = self._conn().execute(
-                "SELECT 1 FROM completions c JOIN records r ON r.id = c.document"
-                " WHERE c.document = ? AND c.content_hash = r.content_hash", (id,)
-            ).fetchone()
-        return row is not None
+            return bool(completions.complete(self._conn(), id))
 
     def complete_documents(self) -> set[str]:
         """The documents with a completion record for their current content."""
         with self._lock, self._errors("lookup"):
-            rows = self._conn().execute(
-                "SELECT c.document FROM completions c JOIN records r ON r.id = c.document"
-                " WHERE c.content_hash = r.content_hash"
-            ).fetchall()
-        return {r[0] for r in rows}
+            return completions.complete(self._conn())
 
     # -- reading --------------------------------------------------------------------------------
     def get(self, id: str) -> Record:
