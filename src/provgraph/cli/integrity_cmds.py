@@ -90,7 +90,9 @@ def backup(
     Example: provgraph backup -C demo demo-backup.tar
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    manifest = make_backup(CollectionRef(settings.home, settings.user, settings.collection), file)
+    matter = {"embedder": settings.embedder, "embedder_model": settings.embedder_model, "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
+              "entity_base": settings.entity_base, "extractors": settings.extractors}
+    manifest = make_backup(CollectionRef(settings.home, settings.user, settings.collection), file, settings=matter)
     counts = manifest["counts"]
     typer.echo(f"wrote {file}: {counts['documents']} document(s), {counts['quads']} quads, "  # type: ignore[index]
                f"{counts['chunk_vectors']} chunk and {counts['entity_vectors']} entity vector(s)")  # type: ignore[index]

@@ -84,8 +84,8 @@ def _dump_store(ref: CollectionRef, out: Path) -> int:
             store.close()
 
 
-def make_backup(ref: CollectionRef, file: Path) -> dict[str, object]:
-    """Write ``file`` (replaced atomically); returns the manifest."""
+def make_backup(ref: CollectionRef, file: Path, *, settings: dict[str, object] | None = None) -> dict[str, object]:
+    """Write ``file`` (replaced atomically); returns the manifest. ``settings``: those that matter, recorded."""
     if not ref.exists():
         raise NotFound(f"collection {ref} does not exist")
     for part in ("store", "librarian"):
@@ -125,7 +125,7 @@ def make_backup(ref: CollectionRef, file: Path) -> dict[str, object]:
         manifest: dict[str, object] = {
             "format": BACKUP_FORMAT, "version": BACKUP_VERSION, "provgraph": __version__,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "user": ref.user, "collection": ref.collection, "indexes": indexes,
+            "user": ref.user, "collection": ref.collection, "indexes": indexes, "settings": settings or {},
             "counts": {"documents": documents, "complete_documents": complete, "quads": quads,
                        "chunk_vectors": indexes.get("chunks", {}).get("records", 0),
                        "entity_vectors": indexes.get("entities", {}).get("records", 0)},
