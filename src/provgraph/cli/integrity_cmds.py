@@ -90,7 +90,7 @@ def backup(
     Example: provgraph backup -C demo demo-backup.tar
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    matter = {"embedder": settings.embedder, "embedder_model": settings.embedder_model, "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
+    matter: dict[str, object] = {"embedder": settings.embedder, "embedder_model": settings.embedder_model, "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
               "entity_base": settings.entity_base, "extractors": settings.extractors}
     manifest = make_backup(CollectionRef(settings.home, settings.user, settings.collection), file, settings=matter)
     counts = manifest["counts"]
