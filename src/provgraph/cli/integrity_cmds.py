@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, settings_from
 from provgraph.errors import IndexError_
 from provgraph.integrity.backup import make_backup, restore_backup
 from provgraph.integrity.check import Parts, Problem, find_problems, repair
@@ -63,20 +62,20 @@ def check(
 def _report(ref: CollectionRef, found: list[Problem], done: list[str], left: list[Problem],
             counts: dict[str, int], *, repaired: bool, fmt: str) -> None:
     if fmt == "json":
-        typer.echo(json.dumps({"collection": str(ref), "consistent": not left, **counts,
+        echo(json_text({"collection": str(ref), "consistent": not left, **counts,
                                "problems": [p.to_json() for p in found], "repaired": done,
                                "remaining": [p.to_json() for p in left]}))
         return
     for p in found:
-        typer.echo(f"problem: {p.kind} {p.subject}: {p.detail}" + (" (repairable)" if p.repairable else ""))
+        echo(f"problem: {p.kind} {p.subject}: {p.detail}" + (" (repairable)" if p.repairable else ""))
     for line in done:
-        typer.echo(f"repaired: {line}")
+        echo(f"repaired: {line}")
     if repaired:
         for p in left:
-            typer.echo(f"cannot repair: {p.kind} {p.subject}: {p.detail}")
+            echo(f"cannot repair: {p.kind} {p.subject}: {p.detail}")
     verdict = "consistent" if not left else f"{len(left)} problem(s)" + ("" if repaired else
                                                                         "; `provgraph check --repair` fixes those marked repairable")
-    typer.echo(f"{ref}: {counts['documents']} document(s), {counts['quads']} quads: {verdict}")
+    echo(f"{ref}: {counts['documents']} document(s), {counts['quads']} quads: {verdict}")
 
 
 def backup(
@@ -94,7 +93,7 @@ def backup(
               "entity_base": settings.entity_base, "extractors": settings.extractors}
     manifest = make_backup(CollectionRef(settings.home, settings.user, settings.collection), file, settings=matter)
     counts = manifest["counts"]
-    typer.echo(f"wrote {file}: {counts['documents']} document(s), {counts['quads']} quads, "  # type: ignore[index]
+    echo(f"wrote {file}: {counts['documents']} document(s), {counts['quads']} quads, "  # type: ignore[index]
                f"{counts['chunk_vectors']} chunk and {counts['entity_vectors']} entity vector(s)")  # type: ignore[index]
 
 
@@ -113,7 +112,7 @@ def restore(
     ref = CollectionRef(settings.home, settings.user, settings.collection)
     manifest = restore_backup(file, ref, force=force)
     counts = manifest["counts"]
-    typer.echo(f"restored {ref} from {file}: {counts['documents']} document(s), "  # type: ignore[index]
+    echo(f"restored {ref} from {file}: {counts['documents']} document(s), "  # type: ignore[index]
                f"{counts['quads']} quads")  # type: ignore[index]
 
 
