@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -35,6 +36,8 @@ class Extraction:
 
     ``facts`` go to the default graph AND into the chunk's subgraph (``tg:contains``);
     ``labels`` (``rdfs:label`` of entities and predicates) go to the default graph only.
+    ``evidence`` maps a fact to the ``(offset, length)`` of its supporting sentence(s) in the
+    chunk's text, when the extractor knows it.
     """
 
     facts: tuple[TripleTerm, ...]
@@ -44,6 +47,7 @@ class Extraction:
     ontology: Iri | None = None
     dropped: int = 0  # facts rejected (e.g. outside the ontology)
     notes: tuple[str, ...] = field(default_factory=tuple)
+    evidence: Mapping[TripleTerm, tuple[int, int]] = field(default_factory=dict)
 
 
 class Extractor(Protocol):

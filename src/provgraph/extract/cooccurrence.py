@@ -2,7 +2,8 @@
 
 Entities from capitalised names and recurring noun phrases, definitions from copular sentences,
 and one relationship per pair of entities in a sentence (the connecting phrase, or "related to").
-Same subgraph provenance as every extractor, with no ``tg:llmModel``.
+Same subgraph provenance as every extractor, with no ``tg:llmModel``. Each fact's evidence is
+the sentence it was found in, at its exact offsets in the chunk's text.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from provgraph import __version__
 from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.entities import FactBuilder
-from provgraph.extract.nlp import analyse
+from provgraph.extract.evidence import align
+from provgraph.extract.nlp import Sentence, analyse
+from provgraph.rdf.terms import TripleTerm
 
 __all__ = ["CooccurrenceExtractor"]
 
@@ -36,17 +39,32 @@ class CooccurrenceExtractor:
     async def extract(self, chunk: ChunkInput) -> Extraction:
         """Analyse the chunk's text; never calls a model."""
         # NFC first: the analysis tokenises on word characters, which decomposed accents would split
-        analysis = analyse(unicodedata.normalize("NFC", chunk.text), max_relations_per_sentence=self._max)
+        text = unicodedata.normalize("NFC", chunk.text)
+        analysis = analyse(text, max_relations_per_sentence=self._max)
         b = FactBuilder(self._base)
         skipped = 0
+        evidence: dict[TripleTerm, tuple[int, int]] = {}
+
+        def supported(fact: TripleTerm, index: int) -> None:
+            span = _span(analysis.sentences[index], chunk.text, text)
+            if span is not None:
+                evidence.setdefault(fact, span)
+
         for d in analysis.definitions:
             try:
-                b.definition(d.label, d.text)
+                supported(b.definition(d.label, d.text), d.sentence_index)
             except InputError:
                 skipped += 1
         for r in analysis.relations:
             try:
-                b.relation(r.subject, r.predicate, r.object)
+                supported(b.relation(r.subject, r.predicate, r.object), r.sentence_index)
             except InputError:
                 skipped += 1
-        return Extraction(tuple(b.facts), b.label_quads(), b.entities(), dropped=skipped)
+        return Extraction(tuple(b.facts), b.label_quads(), b.entities(), dropped=skipped, evidence=evidence)
+
+
+def _span(sentence: Sentence, original: str, analysed: str) -> tuple[int, int] | None:
+    """The sentence's span in the chunk's own text (the analysis ran on its NFC form)."""
+    if original == analysed:
+        return sentence.offset, sentence.length
+    return align(sentence.text, original)

@@ -15,40 +15,51 @@ from provgraph import __version__
 from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.entities import FactBuilder
+from provgraph.extract.evidence import QUOTE_SCHEMA, Quotes
 from provgraph.extract.prompting import TEXT_LIMIT, arr, chunk_messages, load_prompt, obj, text
 from provgraph.models.base import ChatModel
 from provgraph.provenance.common import LlmCall
 
 __all__ = ["LlmExtractor", "definitions_extractor", "relationships_extractor", "agent_extractor", "DEFINITION", "RELATIONSHIP"]
 
-DEFINITION = obj(entity=text(), definition=text(TEXT_LIMIT))
-RELATIONSHIP = obj(subject=text(), predicate=text(100), object=text(TEXT_LIMIT), object_is_literal={"type": "boolean"})
-
-Apply = Callable[[FactBuilder, dict[str, Any]], int]
 
 
-def _definitions(b: FactBuilder, data: dict[str, Any]) -> int:
+def _quoted(schema: dict[str, Any]) -> dict[str, Any]:
+    """An item schema with an optional ``quote``: the sentence(s) of the text that state the item."""
+    return {**schema, "properties": {**schema["properties"], "quote": QUOTE_SCHEMA}}
+
+
+DEFINITION = _quoted(obj(entity=text(), definition=text(TEXT_LIMIT)))
+RELATIONSHIP = _quoted(
+    obj(subject=text(), predicate=text(100), object=text(TEXT_LIMIT), object_is_literal={"type": "boolean"})
+)
+
+Apply = Callable[[FactBuilder, dict[str, Any], Quotes], int]
+
+
+def _definitions(b: FactBuilder, data: dict[str, Any], quotes: Quotes) -> int:
     skipped = 0
     for item in data.get("definitions", []):
         try:
-            b.definition(item["entity"], item["definition"])
+            quotes.note(b.definition(item["entity"], item["definition"]), item)
         except InputError:
             skipped += 1
     return skipped
 
 
-def _relationships(b: FactBuilder, data: dict[str, Any]) -> int:
+def _relationships(b: FactBuilder, data: dict[str, Any], quotes: Quotes) -> int:
     skipped = 0
     for item in data.get("relationships", []):
         try:
-            b.relation(item["subject"], item["predicate"], item["object"], literal=bool(item["object_is_literal"]))
+            fact = b.relation(item["subject"], item["predicate"], item["object"], literal=bool(item["object_is_literal"]))
+            quotes.note(fact, item)
         except InputError:
             skipped += 1
     return skipped
 
 
-def _both(b: FactBuilder, data: dict[str, Any]) -> int:
-    return _definitions(b, data) + _relationships(b, data)
+def _both(b: FactBuilder, data: dict[str, Any], quotes: Quotes) -> int:
+    return _definitions(b, data, quotes) + _relationships(b, data, quotes)
 
 
 @dataclass(frozen=True)
@@ -60,10 +71,10 @@ class _Kind:
     apply: Apply
 
 
-_DEFINITIONS = _Kind("kg-extract-definitions", "definitions", 1, obj(definitions=arr(DEFINITION)), _definitions)
-_RELATIONSHIPS = _Kind("kg-extract-relationships", "relationships", 1, obj(relationships=arr(RELATIONSHIP)), _relationships)
+_DEFINITIONS = _Kind("kg-extract-definitions", "definitions", 2, obj(definitions=arr(DEFINITION)), _definitions)
+_RELATIONSHIPS = _Kind("kg-extract-relationships", "relationships", 2, obj(relationships=arr(RELATIONSHIP)), _relationships)
 _AGENT = _Kind(
-    "kg-extract-agent", "agent", 1, obj(definitions=arr(DEFINITION), relationships=arr(RELATIONSHIP)), _both
+    "kg-extract-agent", "agent", 2, obj(definitions=arr(DEFINITION), relationships=arr(RELATIONSHIP)), _both
 )
 
 
@@ -99,11 +110,12 @@ class LlmExtractor:
         """Ask the LLM, validate, build facts. Raises ModelError/MalformedOutput on failure."""
         result = await self._llm.complete_json(self.messages(chunk), schema=self._kind.schema, schema_name=self._kind.prompt)
         builder = FactBuilder(self._base)
-        skipped = self._kind.apply(builder, result.data)
+        quotes = Quotes(chunk.text)
+        skipped = self._kind.apply(builder, result.data, quotes)
         call = LlmCall(result.usage.model, result.usage.input_tokens, result.usage.output_tokens)
         notes = (f"{skipped} item(s) with unusable labels skipped",) if skipped else ()
         return Extraction(tuple(builder.facts), builder.label_quads(), builder.entities(), llm=call,
-                          dropped=skipped, notes=notes)
+                          dropped=skipped, notes=notes, evidence=quotes.spans)
 
 
 def definitions_extractor(llm: ChatModel, *, entity_base: str) -> LlmExtractor:

@@ -151,6 +151,7 @@ class ExtractionPipeline:
         prov = subgraph_quads(
             sg, facts=ex.facts, chunk=chunk.iri, activity=activity_iri(sg.value), component=extractor.component,
             version=extractor.version, started=started, llm_model=extractor.model_name, ontology=ex.ontology,
+            evidence=ex.evidence,
         )
         knowledge = [Quad(f.s, f.p, f.o) for f in ex.facts] + list(ex.labels)
         removal = subgraph_removal(self.store, [sg], keep_facts=ex.facts)

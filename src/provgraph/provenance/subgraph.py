@@ -1,12 +1,14 @@
-"""One provenance subgraph per chunk extraction (SPEC §4.2): N ``tg:contains`` + at most 13 quads."""
+"""One provenance subgraph per chunk extraction (SPEC §4.2): N ``tg:contains`` + at most 14 quads
+(the 14th is the facts' sentence evidence, :mod:`provgraph.provenance.evidence`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from provgraph.provenance.common import Quads, activity_quads, agent_quads
-from provgraph.rdf.terms import Iri, Quad, TripleTerm
+from provgraph.provenance.evidence import Span, encode_evidence
+from provgraph.rdf.terms import Iri, Literal, Quad, TripleTerm
 from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, TG
 
 __all__ = ["subgraph_quads"]
@@ -23,8 +25,11 @@ def subgraph_quads(
     started: datetime,
     llm_model: str | None = None,
     ontology: Iri | None = None,
+    evidence: Mapping[TripleTerm, Span] | None = None,
 ) -> list[Quad]:
     """The subgraph, its activity and agent; one ``tg:contains <<( s p o )>>`` per distinct fact.
+
+    ``evidence`` maps facts to the span of their supporting sentence(s) in the chunk's text.
 
     >>> from datetime import datetime, timezone
     >>> from provgraph.rdf.terms import Literal
@@ -41,6 +46,9 @@ def subgraph_quads(
             q.add(subgraph, TG.contains, fact)
     q.types(subgraph, PROV.Entity, TG.Subgraph)
     q.add(subgraph, PROV.wasDerivedFrom, chunk).add(subgraph, PROV.wasGeneratedBy, activity)
+    encoded = encode_evidence(seen, evidence or {})
+    if encoded is not None:
+        q.add(subgraph, TG.evidence, Literal(encoded))
     q.items += activity_quads(
         activity,
         component=component,

@@ -23,6 +23,9 @@ from provgraph.rdf.terms import _SCHEME, Iri
 __all__ = [
     "PROVGRAPH_NS",
     "stable_uuid",
+    "citation_iri",
+    "chunk_selection_iri",
+    "retraction_iri",
     "new_session_id",
     "document_iri",
     "page_iri",
@@ -191,3 +194,18 @@ def session_id_of(question: Iri) -> str:
         if question.value.startswith(prefix):
             return question.value[len(prefix):].split("/")[0]
     raise InputError(f"not a question IRI: {question}")
+
+
+def citation_iri(synthesis: Iri, n: int) -> Iri:
+    """Citation ``n`` (1-based, in answer order) of a synthesis step."""
+    return Iri(f"{synthesis.value}/citation/{n}")
+
+
+def chunk_selection_iri(exploration: Iri, rank: int) -> Iri:
+    """The Document RAG selection of the chunk at ``rank`` (1-based)."""
+    return Iri(f"{exploration.value}/chunk/{rank}")
+
+
+def retraction_iri(document: Iri, at: str) -> Iri:
+    """The retraction of ``document`` at ``at`` (an ISO time): deterministic for both."""
+    return Iri(f"urn:provgraph:retraction:{stable_uuid('retraction', document.value, at)}")

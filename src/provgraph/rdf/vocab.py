@@ -73,6 +73,8 @@ PROV = Namespace(
     [
         "Entity", "Activity", "Agent", "wasDerivedFrom", "wasGeneratedBy", "used",
         "wasAssociatedWith", "startedAtTime", "endedAtTime", "wasInformedBy",
+        # PROV-O's own term for what a retraction ends (docs/trace-format.md, "Retractions")
+        "invalidated",
     ],
 )
 RDF = Namespace("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#", ["type", "reifies", "langString"])
@@ -104,6 +106,10 @@ TG = Namespace(
         "selectedEdge", "edge", "reasoning", "score", "document", "content", "chunkCount",
         "selectedChunk", "thought", "action", "arguments", "observation", "answer", "inToken",
         "outToken", "terminationReason", "stepNumber",
+        # decisions beyond SPEC §1 (docs/trace-format.md): stored citations, ranked chunk
+        # selections, sentence evidence of a subgraph's facts, retraction records
+        "Citation", "citation", "marker", "chunkSelection", "chunk", "rank", "retriever",
+        "evidence", "Retraction", "reason", "affectedTrace", "retractedEdge", "retractedChunk",
     ],
 )
 

@@ -1,0 +1,72 @@
+"""Aligning a supporting quote to exact offsets in a chunk's text.
+
+Matching ignores case, runs of whitespace and Unicode composition (each character is compared
+in its NFKD, case-folded form), so an LLM's ``"marie  curie discovered"`` finds ``Marie Curie
+discovered`` and the span returned is the exact one in the original text.
+
+>>> align("marie  CURIE discovered", "In 1898 Marie Curie\\ndiscovered polonium.")
+(8, 22)
+>>> align("not there", "In 1898 Marie Curie discovered polonium.") is None
+True
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["align", "folded", "Quotes", "QUOTE_SCHEMA", "QUOTE_LIMIT"]
+
+
+def folded(text: str) -> tuple[str, list[int]]:
+    """``text`` compared form (folded, whitespace runs as one space) and each folded char's source index."""
+    out: list[str] = []
+    where: list[int] = []
+    space = False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            space = bool(out)
+            continue
+        if space:
+            out.append(" ")
+            where.append(i - 1)
+            space = False
+        for part in unicodedata.normalize("NFKD", ch).casefold():
+            out.append(part)
+            where.append(i)
+    return "".join(out), where
+
+
+def align(quote: str, text: str, *, start: int = 0) -> tuple[int, int] | None:
+    """``(offset, length)`` of ``quote`` in ``text`` (first match at or after ``start``), or None."""
+    needle, _ = folded(quote.strip().strip("\"'“”‘’"))
+    if not needle:
+        return None
+    hay, where = folded(text)
+    found = hay.find(needle)
+    while found >= 0 and where[found] < start:
+        found = hay.find(needle, found + 1)
+    if found < 0:
+        return None
+    first, last = where[found], where[found + len(needle) - 1]
+    return first, last + 1 - first
+
+
+QUOTE_LIMIT = 1000
+QUOTE_SCHEMA = {"type": "string", "minLength": 1, "maxLength": QUOTE_LIMIT}
+"""The optional ``quote`` an LLM extractor gives for each item: the sentence(s) stating it."""
+
+
+class Quotes:
+    """Collects each fact's evidence span by aligning the LLM's quote to the chunk's text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans: dict[object, tuple[int, int]] = {}
+
+    def note(self, fact: object, item: object) -> None:
+        """Record ``item["quote"]``'s span for ``fact`` (first one kept; an unalignable quote is ignored)."""
+        quote = item.get("quote") if isinstance(item, dict) else None
+        if isinstance(quote, str) and fact not in self.spans:
+            span = align(quote, self.text)
+            if span is not None:
+                self.spans[fact] = span
