@@ -91,6 +91,7 @@ class Source:
     subgraph: str | None = None
     edge: TripleTerm | None = None
     marker: str | None = None  # citation marker in the answer, e.g. "[1]"
+    evidence: tuple[int, int] | None = None  # the supporting sentence(s): offset, length in the chunk's text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -139,6 +140,8 @@ def _source_json(s: Source) -> dict[str, Any]:
     }
     if s.edge is not None:
         out["edge"] = _triple_json(s.edge)
+    if s.evidence is not None:
+        out["evidence"] = {"offset": s.evidence[0], "length": s.evidence[1]}
     return out
 
 

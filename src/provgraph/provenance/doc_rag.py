@@ -31,9 +31,12 @@ def docrag_question_quads(
     )
 
 
-def docrag_exploration_quads(exploration: Iri, *, question: Iri, chunks: Sequence[Iri]) -> list[Quad]:
-    """The exploration: the chunks retrieved for the question, in rank order."""
+def docrag_exploration_quads(
+    exploration: Iri, *, question: Iri, chunks: Sequence[Iri], embedding_model: str | None = None
+) -> list[Quad]:
+    """The exploration: the chunks retrieved for the question (their ranks are on the
+    ``tg:ChunkSelection``s of :func:`provgraph.provenance.citations.chunk_selection_quads`)."""
     q = Quads(GRAPH_RETRIEVAL).types(exploration, PROV.Entity, TG.Exploration)
     q.text(exploration, RDFS.label, "Exploration").add(exploration, PROV.wasGeneratedBy, question)
     q.integer(exploration, TG.chunkCount, len(chunks)).each(exploration, TG.selectedChunk, chunks)
-    return q.items
+    return q.text(exploration, TG.embeddingModel, embedding_model).items

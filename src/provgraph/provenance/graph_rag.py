@@ -77,11 +77,15 @@ def exploration_quads(
     edge_count: int,
     entities: Sequence[Iri],
     derived_from: Iri | None = None,
+    embedding_model: str | None = None,
 ) -> list[Quad]:
-    """The exploration: how many edges the walk found from which seed entities."""
+    """The exploration: how many edges the walk found from which seed entities.
+
+    ``embedding_model`` names the embedder that ranked the seed entities.
+    """
     q = _step(Quads(G), exploration, TG.Exploration, "Exploration", question, derived_from)
     q.integer(exploration, TG.edgeCount, edge_count).each(exploration, TG.entity, entities)
-    return q.items
+    return q.text(exploration, TG.embeddingModel, embedding_model).items
 
 
 def focus_quads(
@@ -91,8 +95,9 @@ def focus_quads(
     exploration: Iri,
     selections: Sequence[EdgeChoice],
     llm: LlmCall | None,
+    embedding_model: str | None = None,
 ) -> list[Quad]:
-    """The focus with one ``tg:EdgeSelection`` per selected edge."""
+    """The focus with one ``tg:EdgeSelection`` per selected edge; ``embedding_model`` scored them."""
     q = _step(Quads(G), focus, TG.Focus, "Focus", question, exploration)
     for choice in selections:
         q.add(focus, TG.selectedEdge, choice.iri)
@@ -100,6 +105,7 @@ def focus_quads(
         q.add(choice.iri, TG.edge, choice.edge).text(choice.iri, TG.reasoning, choice.reasoning)
         if choice.score is not None:
             q.add(choice.iri, TG.score, Literal.double(choice.score))
+    q.text(focus, TG.embeddingModel, embedding_model)
     return q.items + llm_call_quads(focus, llm, G)
 
 

@@ -24,10 +24,12 @@ from provgraph.extract.nlp import split_sentences
 from provgraph.extract.nlp_sentences import is_terminated
 from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Embedder, Message, system, user
+from provgraph.provenance.citations import ChunkChoice, chunk_selection_quads, citation_quads
 from provgraph.provenance.common import LlmCall
 from provgraph.provenance.doc_rag import docrag_exploration_quads, docrag_question_quads
 from provgraph.provenance.graph_rag import synthesis_quads
 from provgraph.rdf.ids import (
+    chunk_selection_iri,
     docrag_answer_iri,
     docrag_exploration_iri,
     docrag_question_iri,
@@ -35,6 +37,7 @@ from provgraph.rdf.ids import (
     new_session_id,
 )
 from provgraph.rdf.terms import Iri
+from provgraph.retrieval.markers import doc_rag_citations
 from provgraph.retrieval.sources import chunk_sources
 from provgraph.retrieval.synthesis import with_marker
 from provgraph.retrieval.trace import TraceWriter, UsageTally
@@ -66,12 +69,14 @@ def _utcnow() -> datetime:
 
 @dataclass(frozen=True, slots=True)
 class Passage:
-    """A retrieved chunk shown to the answerer: rank (1-based, its marker number), IRI, text, score."""
+    """A retrieved chunk shown to the answerer: rank (1-based, its marker number), IRI, text, score,
+    and the retriever that found it."""
 
     rank: int
     chunk: Iri
     text: str
     score: float
+    retriever: str = "dense"
 
     @property
     def marker(self) -> str:
@@ -117,6 +122,7 @@ class DocumentRag:
         *,
         doc_limit: int = 5,
         clock: Callable[[], datetime] = _utcnow,
+        trace: bool = True,
     ) -> None:
         self.store = store
         self.librarian = librarian
@@ -125,7 +131,7 @@ class DocumentRag:
         self.llm = llm
         self.doc_limit = doc_limit
         self.clock = clock
-        self.trace = TraceWriter(store)
+        self.trace = TraceWriter(store, enabled=trace)
 
     async def ask(
         self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
@@ -151,8 +157,11 @@ class DocumentRag:
         query_vector = self.embedder.embed([question])[0]
         passages = self._retrieve(query_vector)
         x = docrag_exploration_iri(sid)
-        yield self.trace.step("exploration", x, docrag_exploration_quads(x, question=q,
-                                                                         chunks=[p.chunk for p in passages]))
+        choices = [ChunkChoice(chunk_selection_iri(x, p.rank), p.chunk, p.rank, p.score, p.retriever)
+                   for p in passages]
+        yield self.trace.step("exploration", x, docrag_exploration_quads(
+            x, question=q, chunks=[p.chunk for p in passages], embedding_model=self.embedder.name,
+        ) + chunk_selection_quads(x, choices))
         tally = UsageTally()
         warnings: list[str] = []
         call: LlmCall | None = None
@@ -182,12 +191,13 @@ class DocumentRag:
             answer, cited = self._extract(query_vector, passages)
             yield AnswerPiece(text=answer, end_of_stream=True)
         document = docrag_answer_iri(sid)
-        self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
+        if self.trace.enabled:
+            self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
         a = docrag_synthesis_iri(sid)
         yield self.trace.step("synthesis", a, synthesis_quads(
             a, question=q, derived_from=x, document=document, content=answer, llm=call,
             cited=[p.chunk for p in cited],
-        ))
+        ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages])))
         yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages),
                     usage=tally.total(), warnings=tuple(warnings))
 

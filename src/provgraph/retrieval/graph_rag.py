@@ -28,6 +28,7 @@ from provgraph.errors import InputError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final
 from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Embedder, Usage, system, user
+from provgraph.provenance.citations import citation_quads
 from provgraph.provenance.common import LlmCall
 from provgraph.provenance.graph_rag import (
     EdgeChoice,
@@ -50,6 +51,8 @@ from provgraph.retrieval.edge_select import (
 )
 from provgraph.retrieval.graph_walk import WalkLimits, seed_entities, walk
 from provgraph.retrieval.labels import LabelCache
+from provgraph.retrieval.markers import graph_rag_citations
+from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.sources import edge_sources
 from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,
@@ -148,6 +151,7 @@ class GraphRag:
         params: GraphRagParams | None = None,
         *,
         clock: Clock = _utcnow,
+        trace: bool = True,
     ) -> None:
         self.store = store
         self.librarian = librarian
@@ -156,6 +160,7 @@ class GraphRag:
         self.llm = llm
         self.params = params or GraphRagParams()
         self.clock = clock
+        self.trace = trace
 
     async def ask(
         self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
@@ -166,7 +171,8 @@ class GraphRag:
         failed step: it yields an :class:`ErrorMessage` and stops.
         """
         sid = session_id or ids.new_session_id()
-        run = _Run(sid, question, ids.question_iri(sid), TraceWriter(self.store), LabelCache(self.store))
+        writer = TraceWriter(self.store, enabled=self.trace)
+        run = _Run(sid, question, ids.question_iri(sid), writer, LabelCache(self.store))
         try:
             async for event in self._steps(run, informed_by):
                 yield event
@@ -190,14 +196,14 @@ class GraphRag:
         exploration = ids.exploration_iri(run.sid)
         yield run.writer.step("exploration", exploration, exploration_quads(
             exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,
-            derived_from=run.grounding))
+            derived_from=run.grounding, embedding_model=self.embedder.name))
         selection = await self._select(run, vectors[0], label_edges(edges, run.labels))
         focus = ids.focus_iri(run.sid)
         choices = [EdgeChoice(ids.edge_selection_iri(run.sid, i), s.edge.edge, s.reasoning, s.score)
                    for i, s in enumerate(selection.chosen)]
         yield run.writer.step("focus", focus, focus_quads(
             focus, question=run.question_iri, exploration=exploration, selections=choices,
-            llm=self._record(run, selection.usage)))
+            llm=self._record(run, selection.usage), embedding_model=self.embedder.name))
         async for event in self._synthesise(run, vectors[0], [s.edge for s in selection.chosen], focus):
             yield event
 
@@ -231,7 +237,7 @@ class GraphRag:
     async def _synthesise(
         self, run: _Run, question: np.ndarray, chosen: list[LabelledEdge], focus: Iri
     ) -> AsyncIterator[Event]:
-        found = edge_sources(self.store, [e.edge for e in chosen])
+        found = with_evidence(self.store, edge_sources(self.store, [e.edge for e in chosen]))
         unsourced = sum(1 for e in chosen if not found.get(e.edge))
         if unsourced:
             run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")
@@ -266,9 +272,13 @@ class GraphRag:
             answer = " ".join(sentences)
         yield AnswerPiece(text="", end_of_stream=True)
         document = ids.graph_rag_answer_iri(run.sid)
-        self.librarian.add([NewRecord(document.value, "answer", answer, title=run.question)])
+        if run.writer.enabled:
+            self.librarian.add([NewRecord(document.value, "answer", answer, title=run.question)])
         synthesis = ids.synthesis_iri(run.sid)
+        selections = [(ids.edge_selection_iri(run.sid, i), e.edge) for i, e in enumerate(chosen)]
+        cited = graph_rag_citations(synthesis, answer, citations.by_chunk, citations.by_edge, selections)
         yield run.writer.step("synthesis", synthesis, synthesis_quads(
-            synthesis, question=run.question_iri, derived_from=focus, document=document, content=answer, llm=call))
+            synthesis, question=run.question_iri, derived_from=focus, document=document, content=answer, llm=call,
+        ) + citation_quads(synthesis, cited))
         yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
                     warnings=tuple(run.warnings))

@@ -48,11 +48,15 @@ def collect(stream: AsyncIterator[Event]) -> list[Event]:
 
 
 def top_chunks(rt: Runtime, k: int = 5) -> list[Iri]:
+    return [c for c, _ in top_hits(rt, k)]
+
+
+def top_hits(rt: Runtime, k: int = 5) -> list[tuple[Iri, float]]:
     """The oracle: every chunk text from the librarian ranked by brute-force cosine, not by the vector index."""
     ids = [r.id for r in rt.librarian.list(kind="chunk")]
     texts = rt.librarian.texts(ids)
     scores = rt.embedder.embed([texts[i] for i in ids]) @ rt.embedder.embed([QUESTION])[0]
-    return [Iri(ids[i]) for i in np.argsort(-scores, kind="stable")[:k]]
+    return [(Iri(ids[i]), float(scores[i])) for i in np.argsort(-scores, kind="stable")[:k]]
 
 
 def stored(rt: Runtime, iri: Iri) -> set[str]:
@@ -87,7 +91,20 @@ def test_with_llm_events_trace_and_citations(rt: Runtime) -> None:
         f'<{x.value}> <rdfs:label> "Exploration" {R}', f"<{x.value}> <prov:wasGeneratedBy> <{q.value}> {R}",
         f'<{x.value}> <tg:chunkCount> "5"^^int {R}',
         *(f"<{x.value}> <tg:selectedChunk> <{c.value}> {R}" for c in chunks),
+        f'<{x.value}> <tg:embeddingModel> "{rt.embedder.name}" {R}',
+        *(f"<{x.value}> <tg:chunkSelection> <{x.value}/chunk/{i}> {R}" for i in range(1, 6)),
     }
+    # one ranked selection per retrieved chunk: rank, score and retriever
+    for rank, (chunk, score) in enumerate(top_hits(rt), start=1):
+        sel = Iri(f"{x.value}/chunk/{rank}")
+        lines = stored(rt, sel)
+        [stored_score] = [q.o.to_python() for q in rt.store.match(sel, TG.score, None, g=GRAPH_RETRIEVAL)]
+        assert stored_score == pytest.approx(score, abs=1e-5)
+        assert lines - {line for line in lines if "<tg:score>" in line} == {
+            f"<{sel.value}> <rdf:type> <tg:ChunkSelection> {R}", f'<{sel.value}> <rdfs:label> "Rank {rank}" {R}',
+            f"<{sel.value}> <tg:chunk> <{chunk.value}> {R}", f'<{sel.value}> <tg:rank> "{rank}"^^int {R}',
+            f'<{sel.value}> <tg:retriever> "dense" {R}',
+        }
     doc = docrag_answer_iri(SID)
     assert stored(rt, a) == {
         f"<{a.value}> <rdf:type> <prov:Entity> {R}", f"<{a.value}> <rdf:type> <tg:Synthesis> {R}",
@@ -98,11 +115,28 @@ def test_with_llm_events_trace_and_citations(rt: Runtime) -> None:
         f"<{a.value}> <tg:selectedChunk> <{chunks[0].value}> {R}",
         f'<{a.value}> <tg:inToken> "10"^^int {R}', f'<{a.value}> <tg:outToken> "5"^^int {R}',
         f'<{a.value}> <tg:llmModel> "scripted:test" {R}',
+        *(f"<{a.value}> <tg:citation> <{a.value}/citation/{n}> {R}" for n in (1, 2, 3)),
     }
-    # the streamed triples are the stored ones
+    # each marker as written, the answer span it ends, and the chunk(s) it names
+    second = answer.index("They named")
+    expected = {
+        1: ("[2]", 0, len("Marie and Pierre Curie discovered polonium in 1898"), [chunks[1]]),
+        2: ("[1]", second, len("They named it after Poland"), [chunks[0]]),
+        3: ("[9]", second, len("They named it after Poland"), []),
+    }
+    for n, (marker, offset, length, cited) in expected.items():
+        c = f"{a.value}/citation/{n}"
+        assert stored(rt, Iri(c)) == {
+            f"<{c}> <rdf:type> <tg:Citation> {R}", f'<{c}> <tg:marker> "{marker}" {R}',
+            f'<{c}> <tg:charOffset> "{offset}"^^int {R}', f'<{c}> <tg:charLength> "{length}"^^int {R}',
+            *(f"<{c}> <tg:selectedChunk> <{chunk.value}> {R}" for chunk in cited),
+        }
+    # the streamed triples are the stored ones (the step's own, and its parts')
     for e in events:
         if isinstance(e, Explain):
-            assert canon(e.triples) == canon(rt.store.match(Iri(e.explain_id), None, None, g=GRAPH_RETRIEVAL))
+            subjects = {q.s for q in e.triples}
+            assert canon(e.triples) == canon(
+                [q for s in subjects for q in rt.store.match(s, None, None, g=GRAPH_RETRIEVAL)])
     assert rt.librarian.text(doc.value) == answer and rt.librarian.get(doc.value).kind == "answer"
 
     final = events[-1]
