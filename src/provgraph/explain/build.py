@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from provgraph.errors import InputError
 from provgraph.events import Source
+from provgraph.explain.citations import Ranks, chunk_ranks, citations_of, retractions_of
 from provgraph.explain.excerpts import excerpt
 from provgraph.explain.graph import EPOCH, Node, TraceGraph
 from provgraph.explain.labels import Labeller
@@ -21,6 +22,7 @@ from provgraph.explain.model import (
     Conclusion,
     DocExploration,
     DocRagTrace,
+    Evidence,
     Exploration,
     Focus,
     GraphRagTrace,
@@ -84,8 +86,9 @@ def chunk_order(ref: ChunkRef) -> tuple[int, str, int, int, int, str]:
 class Lookups:
     """What the builder needs beyond the trace's own triples, fetched in batches.
 
-    ``edge_sources`` is None when provenance was not asked for; ``texts`` maps librarian ids
-    (chunks, answer documents) to their text.
+    ``edge_sources`` is None when no edge needs its sources; ``texts`` maps librarian ids
+    (chunks, answer documents) to their text; ``excerpts`` is set when provenance was asked for
+    (selected edges then carry their sources, chunks an excerpt).
     """
 
     labels: Labeller
@@ -102,6 +105,8 @@ class TraceBuilder:
         self.graph = graph
         self.lookups = lookups
         self._seen: set[Iri] = set()
+        self._gone_edges: set[object] = set()
+        self._gone_chunks: set[Iri] = set()
 
     def build(self, question: Iri) -> Trace | None:
         """The trace rooted at ``question`` (None for an unknown or already built question)."""
@@ -137,30 +142,51 @@ class TraceBuilder:
         document = node.iri_of(TG.document)
         return self.lookups.texts.get(document.value, "") if document is not None else ""
 
-    def _chunk(self, iri: Iri) -> ChunkRef:
+    def _chunk(self, iri: Iri, ranks: Ranks | None = None) -> ChunkRef:
         text = self.lookups.texts.get(iri.value) if self.lookups.excerpts else None
-        return ChunkRef(iri, self.lookups.chunk_sources.get(iri), excerpt(text) if text is not None else None)
+        rank, score, retriever = (ranks or {}).get(iri, (None, None, None))
+        return ChunkRef(iri, self.lookups.chunk_sources.get(iri), excerpt(text) if text is not None else None,
+                        rank, score, retriever, iri in self._gone_chunks)
 
-    def _chunks(self, node: Node) -> tuple[ChunkRef, ...]:
-        return tuple(sorted((self._chunk(c) for c in node.iris(TG.selectedChunk)), key=chunk_order))
+    def _chunks(self, node: Node, ranks: Ranks | None = None) -> tuple[ChunkRef, ...]:
+        refs = [self._chunk(c, ranks) for c in node.iris(TG.selectedChunk)]
+        if ranks:  # the retrieval order, as recorded
+            return tuple(sorted(refs, key=lambda r: (r.rank is None, r.rank or 0, chunk_order(r))))
+        return tuple(sorted(refs, key=chunk_order))
 
-    def _synthesis(self, node: Node | None) -> Synthesis | None:
+    def _synthesis(
+        self, node: Node | None, edges: tuple[SelectedEdge, ...] = (), ranks: Ranks | None = None
+    ) -> Synthesis | None:
         if node is None:
             return None
+        content = self._answer_text(node, TG.content)
+        by_iri = {e.iri: e for e in edges}
         return Synthesis(
             iri=node.iri,
-            content=self._answer_text(node, TG.content),
+            content=content,
             document=node.iri_of(TG.document),
             llm=node.llm(),
-            cited=self._chunks(node),
+            cited=self._chunks(node, ranks),
+            citations=citations_of(node, self.graph, content, by_iri, lambda c: self._chunk(c, ranks),
+                                   self._source_refs),
         )
+
+    def _retractions(self, question: Iri) -> None:
+        """What retractions naming this question took away (marks edges and chunks as built)."""
+        found = retractions_of(self.graph, question)
+        self._gone_edges = {e for r in found for e in r.edges}
+        self._gone_chunks = {c for r in found for c in r.chunks}
 
     # -- GraphRAG -------------------------------------------------------------------------------
     def _graph_rag(self, q: Question) -> GraphRagTrace:
         g = self.graph
+        self._retractions(q.iri)
         grounding = g.step(q.iri, TG.Grounding)
         exploration = g.step(q.iri, TG.Exploration)
         focus = g.step(q.iri, TG.Focus)
+        edges = self._edges(focus) if focus is not None else ()
+        synthesis = self._synthesis(g.step(q.iri, TG.Synthesis), edges)
+        used_chunks = {c.iri for c in synthesis.citations for c in c.chunks} if synthesis is not None else set()
         return GraphRagTrace(
             question=q,
             grounding=None if grounding is None else Grounding(
@@ -171,10 +197,11 @@ class TraceBuilder:
             exploration=None if exploration is None else self._exploration(exploration),
             focus=None if focus is None else Focus(
                 iri=focus.iri,
-                edges=self._edges(focus),
+                edges=edges,
                 llm=focus.llm(),
             ),
-            synthesis=self._synthesis(g.step(q.iri, TG.Synthesis)),
+            synthesis=synthesis,
+            retracted=retractions_of(g, q.iri, {e.edge for e in edges}, used_chunks),
         )
 
     def _exploration(self, node: Node) -> Exploration:
@@ -198,32 +225,46 @@ class TraceBuilder:
                 labels=(labels.label(edge.s), labels.label(edge.p), labels.label(edge.o)),
                 reasoning=node.text(TG.reasoning) or "",
                 score=node.number(TG.score),
+                retracted=edge in self._gone_edges,
             ))
         out.sort(key=lambda e: (e.index is None, e.index or 0, e.iri.value))
         return tuple(self._with_sources(e) for e in out)
 
     def _with_sources(self, edge: SelectedEdge) -> SelectedEdge:
-        if self.lookups.edge_sources is None:
+        if self.lookups.edge_sources is None or not self.lookups.excerpts:
             return edge
+        return replace(edge, sources=tuple(self._source_refs(edge)))
+
+    def _source_refs(self, edge: SelectedEdge) -> list[SourceRef]:
+        """The edge's sources, each with an excerpt (provenance asked for) and its evidence sentence."""
         hints = (edge.labels[0], edge.labels[2], edge.labels[1])
         refs = []
-        for source in self.lookups.edge_sources.get(edge.edge, ()):
+        for source in (self.lookups.edge_sources or {}).get(edge.edge, ()):
             text = self.lookups.texts.get(source.chunk)
-            refs.append(SourceRef(source, excerpt(text, hints) if text is not None else None))
-        return SelectedEdge(edge.iri, edge.index, edge.edge, edge.labels, edge.reasoning, edge.score, tuple(refs))
+            shown = excerpt(text, hints) if text is not None and self.lookups.excerpts else None
+            evidence = None
+            if source.evidence is not None:
+                offset, length = source.evidence
+                evidence = Evidence(offset, length, text[offset:offset + length] if text is not None else None)
+            refs.append(SourceRef(source, shown, evidence))
+        return refs
 
     # -- Document RAG ---------------------------------------------------------------------------
     def _doc_rag(self, q: Question) -> DocRagTrace:
+        self._retractions(q.iri)
         exploration = self.graph.step(q.iri, TG.Exploration)
-        return DocRagTrace(
-            question=q,
-            exploration=None if exploration is None else DocExploration(
-                iri=exploration.iri,
-                chunk_count=exploration.integer(TG.chunkCount),
-                chunks=self._chunks(exploration),
-            ),
-            synthesis=self._synthesis(self.graph.step(q.iri, TG.Synthesis)),
-        )
+        ranks = chunk_ranks(exploration, self.graph) if exploration is not None else {}
+        explored = DocExploration(
+            iri=exploration.iri,
+            chunk_count=exploration.integer(TG.chunkCount),
+            chunks=self._chunks(exploration, ranks),
+        ) if exploration is not None else None
+        synthesis = self._synthesis(self.graph.step(q.iri, TG.Synthesis), ranks=ranks)
+        used = {c.iri for c in explored.chunks} if explored is not None else set()
+        if synthesis is not None:
+            used |= {c.iri for c in synthesis.cited} | {c.iri for x in synthesis.citations for c in x.chunks}
+        return DocRagTrace(question=q, exploration=explored, synthesis=synthesis,
+                           retracted=retractions_of(self.graph, q.iri, set(), used))
 
     # -- agent ----------------------------------------------------------------------------------
     def _agent(self, q: Question) -> AgentTrace:
@@ -276,3 +317,4 @@ class TraceBuilder:
             llm=node.llm(),
             sub_trace=sub,
         )
+

@@ -1,5 +1,6 @@
 """A trace's triples, read in one query: the question, every question informed by it (sub-traces,
-transitively), every step they generated and the focus's edge selections.
+transitively), every step they generated, the steps' parts (edge and chunk selections, citations)
+and the retraction records that name any of these questions.
 
 Trace IRIs are inlined in their canonical N-Triples form (validated by :class:`Iri`), never raw text.
 """
@@ -24,11 +25,15 @@ EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _TREE = """SELECT ?s ?p ?o WHERE {{ GRAPH <urn:graph:retrieval> {{
   {{ VALUES ?s {{ {q} }} ?s ?p ?o }}
   UNION {{ ?s prov:wasGeneratedBy {q} . ?s ?p ?o }}
-  UNION {{ ?step prov:wasGeneratedBy {q} ; tg:selectedEdge ?s . ?s ?p ?o }}
+  UNION {{ ?step prov:wasGeneratedBy {q} ; ?part ?s . VALUES ?part {{ {parts} }} ?s ?p ?o }}
+  UNION {{ ?s tg:affectedTrace {q} . ?s ?p ?o }}
   UNION {{ ?s prov:wasInformedBy+ {q} . ?s ?p ?o }}
   UNION {{ ?tq prov:wasInformedBy+ {q} . ?s prov:wasGeneratedBy ?tq . ?s ?p ?o }}
-  UNION {{ ?tq prov:wasInformedBy+ {q} . ?step prov:wasGeneratedBy ?tq ; tg:selectedEdge ?s . ?s ?p ?o }}
+  UNION {{ ?tq prov:wasInformedBy+ {q} . ?step prov:wasGeneratedBy ?tq ; ?part ?s . VALUES ?part {{ {parts} }} ?s ?p ?o }}
+  UNION {{ ?tq prov:wasInformedBy+ {q} . ?s tg:affectedTrace ?tq . ?s ?p ?o }}
 }} }}"""
+# the parts of a step read with it: edge selections, chunk selections, citations
+_PARTS = "tg:selectedEdge tg:chunkSelection tg:citation"
 
 
 class Node:
@@ -116,7 +121,7 @@ class TraceGraph:
     @classmethod
     def read(cls, store: OxigraphStore, question: Iri) -> TraceGraph:
         """The trace tree rooted at ``question`` (one store query)."""
-        result = store.select(_TREE.format(q=question))
+        result = store.select(_TREE.format(q=question, parts=_PARTS))
         return cls((row["s"], row["p"], row["o"]) for row in result if {"s", "p", "o"} <= row.keys())
 
     def node(self, iri: Iri) -> Node:

@@ -19,7 +19,10 @@ __all__ = [
     "TraceType",
     "TraceSummary",
     "Question",
+    "Evidence",
     "SourceRef",
+    "Citation",
+    "Retraction",
     "LabelledTerm",
     "SelectedEdge",
     "ChunkRef",
@@ -63,11 +66,35 @@ class Question:
 
 
 @dataclass(frozen=True, slots=True)
+class Evidence:
+    """The sentence(s) supporting a fact: ``offset``/``length`` in the chunk's text, and that text."""
+
+    offset: int
+    length: int
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SourceRef:
-    """A supporting chunk → page/section → document, with an excerpt of the chunk's text."""
+    """A supporting chunk → page/section → document, with an excerpt of the chunk's text
+    and, when recorded, the supporting sentence."""
 
     source: Source
     excerpt: str | None = None
+    evidence: Evidence | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """A retraction record naming this trace: the document that went, when, and what of the
+    trace went with it (its selected edges and its chunks)."""
+
+    iri: Iri
+    document: Iri | None
+    at: datetime
+    reason: str
+    edges: tuple[TripleTerm, ...] = ()
+    chunks: tuple[Iri, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +116,7 @@ class SelectedEdge:
     reasoning: str
     score: float | None = None
     sources: tuple[SourceRef, ...] | None = None
+    retracted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +126,25 @@ class ChunkRef:
     iri: Iri
     source: Source | None = None
     excerpt: str | None = None
+    rank: int | None = None
+    score: float | None = None
+    retriever: str | None = None
+    retracted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One marker of the answer: the span it ends (``text``), the edges (GraphRAG) or chunks it
+    cites, and their sources (for GraphRAG, each cited edge's source in the cited chunk)."""
+
+    iri: Iri
+    marker: str
+    offset: int
+    length: int
+    text: str
+    edges: tuple[SelectedEdge, ...] = ()
+    chunks: tuple[ChunkRef, ...] = ()
+    sources: tuple[SourceRef, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +183,7 @@ class Synthesis:
     document: Iri | None = None
     llm: LlmCall | None = None
     cited: tuple[ChunkRef, ...] = ()
+    citations: tuple[Citation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +196,12 @@ class GraphRagTrace:
     exploration: Exploration | None = None
     focus: Focus | None = None
     synthesis: Synthesis | None = None
+    retracted: tuple[Retraction, ...] = ()
+
+    @property
+    def stale(self) -> bool:
+        """Whether a document this trace used has been removed or replaced since."""
+        return bool(self.retracted)
 
     @property
     def answer(self) -> str | None:
@@ -157,7 +211,8 @@ class GraphRagTrace:
 
 @dataclass(frozen=True, slots=True)
 class DocExploration:
-    """The chunks retrieved for a Document RAG question (in source order: RDF keeps no rank)."""
+    """The chunks retrieved for a Document RAG question, by rank (traces written before ranks
+    were recorded: in source order)."""
 
     iri: Iri
     chunk_count: int | None
@@ -172,6 +227,12 @@ class DocRagTrace:
     question: Question
     exploration: DocExploration | None = None
     synthesis: Synthesis | None = None
+    retracted: tuple[Retraction, ...] = ()
+
+    @property
+    def stale(self) -> bool:
+        """Whether a document this trace used has been removed or replaced since."""
+        return bool(self.retracted)
 
     @property
     def answer(self) -> str | None:
@@ -218,6 +279,21 @@ class AgentTrace:
     analyses: tuple[Analysis, ...] = ()
     conclusion: Conclusion | None = None
     other_sub_traces: tuple[Trace, ...] = ()
+
+    @property
+    def sub_traces(self) -> tuple[Trace, ...]:
+        """Every sub-trace, those run by an analysis first."""
+        return tuple(a.sub_trace for a in self.analyses if a.sub_trace is not None) + self.other_sub_traces
+
+    @property
+    def retracted(self) -> tuple[Retraction, ...]:
+        """The retractions of the sub-traces (the agent itself cites no edge or chunk)."""
+        return tuple(r for t in self.sub_traces for r in t.retracted)
+
+    @property
+    def stale(self) -> bool:
+        """Whether a sub-trace is stale."""
+        return bool(self.retracted)
 
     @property
     def answer(self) -> str | None:

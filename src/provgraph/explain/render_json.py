@@ -14,9 +14,11 @@ from provgraph.events import Source
 from provgraph.explain.model import (
     AgentTrace,
     ChunkRef,
+    Citation,
     DocRagTrace,
     GraphRagTrace,
     Question,
+    Retraction,
     SelectedEdge,
     SourceRef,
     Synthesis,
@@ -64,14 +66,47 @@ def source_json(s: Source) -> dict[str, Any]:
 
 
 def _source_ref(ref: SourceRef) -> dict[str, Any]:
-    return {**source_json(ref.source), "excerpt": ref.excerpt}
+    ev = ref.evidence
+    evidence = None if ev is None else {"offset": ev.offset, "length": ev.length, "text": ev.text}
+    edge = ref.source.edge
+    out = {**source_json(ref.source), "excerpt": ref.excerpt, "evidence": evidence}
+    if edge is not None:
+        out["edge"] = {"s": str(edge.s), "p": str(edge.p), "o": str(edge.o)}
+    return out
 
 
 def _chunk(ref: ChunkRef) -> dict[str, Any]:
     return {
         "chunk": ref.iri.value,
+        "rank": ref.rank, "score": ref.score, "retriever": ref.retriever, "retracted": ref.retracted,
         "source": source_json(ref.source) if ref.source is not None else None,
         "excerpt": ref.excerpt,
+    }
+
+
+def _edge_terms(e: SelectedEdge) -> dict[str, Any]:
+    return {
+        "selection": e.iri.value, "index": e.index,
+        "s": str(e.edge.s), "p": str(e.edge.p), "o": str(e.edge.o),
+        "labels": {"s": e.labels[0], "p": e.labels[1], "o": e.labels[2]},
+    }
+
+
+def _citation(c: Citation) -> dict[str, Any]:
+    out: dict[str, Any] = {"marker": c.marker, "text": c.text, "offset": c.offset, "length": c.length}
+    if c.edges:
+        out["edges"] = [_edge_terms(e) for e in c.edges]
+    else:
+        out["chunks"] = [ref.iri.value for ref in c.chunks]
+    out["sources"] = [_source_ref(r) for r in c.sources]
+    return out
+
+
+def _retraction(r: Retraction) -> dict[str, Any]:
+    return {
+        "document": _iri(r.document), "at": iso_time(r.at), "reason": r.reason,
+        "edges": [{"s": str(e.s), "p": str(e.p), "o": str(e.o)} for e in r.edges],
+        "chunks": [c.value for c in r.chunks],
     }
 
 
@@ -81,10 +116,8 @@ def _question(q: Question) -> dict[str, Any]:
 
 def _edge(e: SelectedEdge) -> dict[str, Any]:
     return {
-        "selection": e.iri.value, "index": e.index,
-        "s": str(e.edge.s), "p": str(e.edge.p), "o": str(e.edge.o),
-        "labels": {"s": e.labels[0], "p": e.labels[1], "o": e.labels[2]},
-        "reasoning": e.reasoning, "score": e.score,
+        **_edge_terms(e),
+        "reasoning": e.reasoning, "score": e.score, "retracted": e.retracted,
         "sources": None if e.sources is None else [_source_ref(r) for r in e.sources],
     }
 
@@ -144,6 +177,7 @@ def trace_json(trace: Trace) -> dict[str, Any]:
     """The whole trace as one JSON-ready object."""
     head: dict[str, Any] = {
         "type": trace.type, "session_id": trace.question.session_id, "question": _question(trace.question),
+        "stale": trace.stale, "retracted": [_retraction(r) for r in trace.retracted],
     }
     if isinstance(trace, GraphRagTrace):
         body = _graph_rag(trace)
@@ -151,4 +185,6 @@ def trace_json(trace: Trace) -> dict[str, Any]:
         body = _doc_rag(trace)
     else:
         body = _agent(trace)
-    return {**head, **body, "answer": trace.answer}
+    synthesis = None if isinstance(trace, AgentTrace) else trace.synthesis
+    citations = [_citation(c) for c in synthesis.citations] if synthesis is not None else []
+    return {**head, **body, "answer": trace.answer, "citations": citations}

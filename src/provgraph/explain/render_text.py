@@ -16,6 +16,7 @@ from provgraph.explain.model import (
     DocRagTrace,
     GraphRagTrace,
     SelectedEdge,
+    SourceRef,
     Synthesis,
     Trace,
     TraceSummary,
@@ -96,28 +97,67 @@ def _question(out: _Lines, trace: Trace, indent: int) -> None:
         out.field(indent + _STEP, "Informed by", q.informed_by.value)
 
 
+_RETRACTED = "  [RETRACTED]"
+
+
+def _stale(out: _Lines, trace: Trace, indent: int) -> None:
+    """The banner of a stale trace: which documents went, when, and how much of the trace with them."""
+    if not trace.stale:
+        return
+    out.add(indent, "STALE: a document this trace used has been removed or replaced since")
+    for r in trace.retracted:
+        document = r.document.value if r.document is not None else "(unknown document)"
+        out.add(indent + _STEP, f"{document} {r.reason or 'retracted'} at {format_time(r.at)} UTC: "
+                                f"{len(r.edges)} edge(s), {len(r.chunks)} chunk(s) of this trace")
+
+
+def _sourced(out: _Lines, ref: SourceRef, indent: int) -> None:
+    out.add(indent, f"Source: {source_line(ref.source)}")
+    if ref.evidence is not None and ref.evidence.text is not None:
+        out.add(indent + _STEP, f'Sentence: "{" ".join(ref.evidence.text.split())}"')
+    elif ref.excerpt is not None:
+        out.add(indent + _STEP, f'Text: "{ref.excerpt}"')
+
+
 def _edge(out: _Lines, edge: SelectedEdge, indent: int) -> None:
-    out.add(indent, f"Edge: ({', '.join(edge.labels)})")
+    out.add(indent, f"Edge: ({', '.join(edge.labels)})" + (_RETRACTED if edge.retracted else ""))
     out.field(indent + _STEP, "Reason", edge.reasoning)
     if edge.score is not None:
         out.add(indent + _STEP, f"Score: {edge.score:.2f}")
     if edge.sources is None:
         return
     if not edge.sources:
-        out.add(indent + _STEP, "Source: none recorded")
+        out.add(indent + _STEP, "Source: none recorded" + (" (its document was retracted)" if edge.retracted else ""))
     for ref in edge.sources:
-        out.add(indent + _STEP, f"Source: {source_line(ref.source)}")
-        if ref.excerpt is not None:
-            out.add(indent + 2 * _STEP, f'Text: "{ref.excerpt}"')
+        _sourced(out, ref, indent + _STEP)
 
 
 def _chunk(out: _Lines, ref: ChunkRef, indent: int) -> None:
+    rank = f"#{ref.rank} " if ref.rank is not None else ""
+    how = [f"score {ref.score:.2f}"] if ref.score is not None else []
+    how += [ref.retriever] if ref.retriever else []
+    tail = (f" [{', '.join(how)}]" if how else "") + (_RETRACTED if ref.retracted else "")
     if ref.source is None:
-        out.add(indent, f"{ref.iri.value} (source not found)")
+        out.add(indent, f"{rank}{ref.iri.value} (source not found){tail}")
     else:
-        out.add(indent, source_line(ref.source))
+        out.add(indent, f"{rank}{source_line(ref.source)}{tail}")
     if ref.excerpt is not None:
         out.add(indent + _STEP, f'Text: "{ref.excerpt}"')
+
+
+def _citations(out: _Lines, step: Synthesis, indent: int) -> None:
+    out.add(indent, f"Citations: {len(step.citations)}")
+    for c in step.citations:
+        out.add(indent + _STEP, f'{c.marker} "{_cut(c.text, 80)}"')
+        for edge in c.edges:
+            out.add(indent + 2 * _STEP, f"Edge: ({', '.join(edge.labels)})" + (_RETRACTED if edge.retracted else ""))
+        if not c.edges:
+            for ref in c.chunks:
+                _chunk(out, ref, indent + 2 * _STEP)
+        elif not c.sources:
+            out.add(indent + 2 * _STEP, "Source: none recorded")
+        for ref in c.sources if c.edges else ():
+            _sourced(out, ref, indent + 2 * _STEP)
 
 
 def _synthesis(out: _Lines, step: Synthesis, indent: int, nested: bool) -> None:
@@ -126,6 +166,8 @@ def _synthesis(out: _Lines, step: Synthesis, indent: int, nested: bool) -> None:
         out.add(indent + _STEP, f"Cited {len(step.cited)} chunk(s)")
         for ref in step.cited:
             _chunk(out, ref, indent + 2 * _STEP)
+    if step.citations:
+        _citations(out, step, indent + _STEP)
     out.usage(indent + _STEP, step.llm)
     if nested:
         out.field(indent + _STEP, "Answer", step.content)
@@ -192,6 +234,8 @@ def _agent(out: _Lines, t: AgentTrace, indent: int, nested: bool) -> None:
 
 
 def _render(out: _Lines, trace: Trace, indent: int, *, nested: bool) -> None:
+    if not nested:
+        _stale(out, trace, indent)
     if isinstance(trace, GraphRagTrace):
         _graph_rag(out, trace, indent, nested)
     elif isinstance(trace, DocRagTrace):

@@ -19,6 +19,7 @@ from provgraph.librarian.base import Librarian
 from provgraph.rdf.ids import agent_question_iri, docrag_question_iri, question_iri
 from provgraph.rdf.terms import Iri, Literal, Term, TripleTerm
 from provgraph.rdf.vocab import TG
+from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.sources import chunk_sources, edge_sources
 from provgraph.store.oxigraph import OxigraphStore
 
@@ -122,22 +123,27 @@ def load_trace(
     terms: list[Term] = []
     chunks: list[Iri] = []
     missing_answers: list[str] = []
+    cited: list[Iri] = []  # chunks named by citations: their sentences are shown
     for node in graph.nodes.values():
+        if node.has_type(TG.Retraction):
+            continue
         edges += [e for e in node.all(TG.edge) if isinstance(e, TripleTerm)]
         terms += node.all(TG.entity)
         chunks += node.iris(TG.selectedChunk)
+        if node.has_type(TG.Citation):
+            cited += node.iris(TG.selectedChunk)
         inline = TG.answer if node.has_type(TG.Conclusion) else TG.content
         document = node.iri_of(TG.document)
         if document is not None and node.text(inline) is None:
             missing_answers.append(document.value)
     labels = Labeller.lookup(store, [*edges, *terms])
     by_chunk = chunk_sources(store, chunks) if chunks else {}
-    by_edge = edge_sources(store, edges) if provenance else None
-    wanted = list(missing_answers)
+    by_edge = with_evidence(store, edge_sources(store, edges)) if provenance or cited else None
+    wanted = list(missing_answers) + [c.value for c in cited]
     if provenance:
         wanted += [c.value for c in chunks]
         wanted += [s.chunk for sources in (by_edge or {}).values() for s in sources]
-    texts = librarian.texts(wanted, missing_ok=True) if librarian is not None and wanted else {}
+    texts = librarian.texts(list(dict.fromkeys(wanted)), missing_ok=True) if librarian is not None and wanted else {}
     lookups = Lookups(labels, by_chunk, by_edge, texts, excerpts=provenance)
     trace = TraceBuilder(graph, lookups).build(question)
     if trace is None:  # the question vanished between the two reads

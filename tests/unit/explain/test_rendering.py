@@ -81,21 +81,26 @@ def test_doc_rag_json_is_the_whole_trace(store: CountingStore, librarian: Sqlite
              "offset": 0, "length": len(CHUNK_A), "page": P2.value, "page_number": 2, "section": None,
              "subgraph": None}
     usage = {"model": "scripted", "input_tokens": 220, "output_tokens": 40}
+    unranked = {"rank": None, "score": None, "retriever": None, "retracted": False}  # written before ranks were
     assert trace_json(load_trace(store, SID_D, librarian=librarian)) == {
         "type": "DocRAG",
         "session_id": SID_D,
+        "stale": False,
+        "retracted": [],
         "question": {"iri": f"urn:trustgraph:docrag:{SID_D}", "query": D_QUERY, "started": "2026-03-13T12:00:00Z",
                      "informed_by": None},
         "exploration": {
             "iri": f"urn:trustgraph:docrag:{SID_D}/exploration", "chunk_count": 2,
-            "chunks": [{"chunk": CC.value, "source": journal, "excerpt": None},
-                       {"chunk": CA.value, "source": notes, "excerpt": None}],
+            "chunks": [{"chunk": CC.value, **unranked, "source": journal, "excerpt": None},
+                       {"chunk": CA.value, **unranked, "source": notes, "excerpt": None}],
         },
         "synthesis": {
             "iri": f"urn:trustgraph:docrag:{SID_D}/synthesis", "document": f"urn:trustgraph:docrag:{SID_D}/answer",
-            "content": D_ANSWER, "usage": usage, "cited": [{"chunk": CC.value, "source": journal, "excerpt": None}],
+            "content": D_ANSWER, "usage": usage,
+            "cited": [{"chunk": CC.value, **unranked, "source": journal, "excerpt": None}],
         },
         "answer": D_ANSWER,
+        "citations": [],
     }
 
 
