@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 
 import typer
 from rich.table import Table
@@ -13,7 +14,9 @@ from provgraph.errors import NotFound
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree, document_tree
 from provgraph.ingest.removal import remove_document
 from provgraph.rdf.ids import document_iri
+from provgraph.rdf.vocab import TG
 from provgraph.runtime import Runtime
+from provgraph.store.retraction import retraction_for
 
 __all__ = ["register", "render_tree"]
 
@@ -93,9 +96,13 @@ def documents_remove(
         iri = document_iri(doc)
         if not rt.librarian.exists(iri.value) and not rt.store.count(iri, None, None):  # store-only: leftovers
             raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
+        retraction = retraction_for(rt.store, iri, at=datetime.now(timezone.utc), reason="removed")
         removed = remove_document(rt.store, rt.librarian, iri, chunk_index=rt.chunk_index,
-                                  entity_index=rt.entity_index)
+                                  entity_index=rt.entity_index, also_add=retraction)
     echo(f"removed {iri.value} ({removed} quads)")
+    if retraction:
+        affected = sum(1 for q in retraction if q.p == TG.affectedTrace)
+        echo(f"{affected} trace(s) that used it are now marked stale (provgraph traces show ID)")
 
 
 def _chunk_branch(parent: Tree, chunk: ChunkNode) -> None:

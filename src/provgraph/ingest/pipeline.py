@@ -29,6 +29,7 @@ from provgraph.rdf.ids import activity_iri, chunk_iri, document_iri, page_iri, s
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
 from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.retraction import retraction_for
 from provgraph.store.support import document_removal
 from provgraph.vectors.base import VectorIndex
 
@@ -118,10 +119,13 @@ class DocumentLoader:
         stored = self.store.count(doc, RDF.type, TG.Document, g=GRAPH_SOURCE) > 0
         entities = document_entities(self.store, doc) if stored else set()
         removal = document_removal(self.store, doc) if stored else []
+        # changed bytes retract what traces used; a resumed load (same bytes) retracts nothing
+        retraction = retraction_for(self.store, doc, at=self._clock(), reason="replaced") \
+            if removal and status == "replaced" else []
         self.librarian.add(plan.records)
         try:
             if removal or len(plan.quads) < _BULK_FROM:
-                self.store.apply(remove=removal, add=plan.quads)
+                self.store.apply(remove=removal, add=plan.quads + retraction)
             else:  # a large new document: the bulk path, undone below if it fails part-way
                 self.store.bulk_add(plan.quads)
         except Exception:

@@ -7,11 +7,11 @@ alone supported, and its librarian records last.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from provgraph.extract.derived import still_supported, subgraph_entities
 from provgraph.librarian.sqlite import SqliteLibrarian
-from provgraph.rdf.terms import Iri
+from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.store.support import document_nodes, document_removal
@@ -37,12 +37,14 @@ def forget_vectors(store: OxigraphStore, doc: Iri, entities: Iterable[Iri], *,
 
 
 def remove_document(store: OxigraphStore, librarian: SqliteLibrarian, doc: Iri, *,
-                    chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None) -> int:
-    """Remove ``doc`` everywhere; returns how many quads went."""
+                    chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None,
+                    also_add: Sequence[Quad] = ()) -> int:
+    """Remove ``doc`` everywhere; returns how many quads went. ``also_add`` (e.g. the retraction
+    record of the traces that used it) is written in the same transaction as the removal."""
     librarian.clear_complete(doc.value)
     entities = document_entities(store, doc)
     removal = document_removal(store, doc)
-    store.apply(remove=removal)
+    store.apply(remove=removal, add=list(also_add))
     forget_vectors(store, doc, entities, chunk_index=chunk_index, entity_index=entity_index)
     if librarian.exists(doc.value):
         librarian.remove(doc.value)

@@ -16,7 +16,7 @@ from provgraph.store.oxigraph import OxigraphStore
 
 _TRUE = Literal("true", datatype=Iri("http://www.w3.org/2001/XMLSchema#boolean"))
 
-__all__ = ["subgraph_removal", "document_nodes", "document_removal", "supporting_subgraphs"]
+__all__ = ["subgraph_removal", "document_nodes", "document_removal", "document_tree", "supporting_subgraphs"]
 
 
 def supporting_subgraphs(store: OxigraphStore, fact: TripleTerm) -> set[Iri]:
@@ -87,6 +87,11 @@ def _tree(store: OxigraphStore, document: Iri) -> dict[Iri, bool]:
     """Every node derived from the document, and whether it is an extraction subgraph (one query)."""
     rows = store.select(_TREE.format(doc=document))
     return {r["node"]: r.get("subgraph") == _TRUE for r in rows if isinstance(r.get("node"), Iri)}  # type: ignore[misc]
+
+
+def document_tree(store: OxigraphStore, document: Iri) -> dict[Iri, bool]:
+    """Every node derived from the document, and whether it is an extraction subgraph."""
+    return _tree(store, document)
 
 
 def document_nodes(store: OxigraphStore, document: Iri) -> set[Iri]:
