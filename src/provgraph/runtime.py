@@ -175,12 +175,12 @@ class Runtime:
     def graph_rag(self, params: GraphRagParams | None = None) -> GraphRag:
         """The GraphRAG engine (limits from the settings unless given)."""
         return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
-                        params or GraphRagParams.from_settings(self.settings))
+                        params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces)
 
     def document_rag(self) -> DocumentRag:
         """The Document RAG engine."""
         return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
-                           doc_limit=self.settings.doc_limit)
+                           doc_limit=self.settings.doc_limit, trace=self.settings.traces)
 
     def close(self) -> None:
         """Close everything this runtime opened (newest first)."""

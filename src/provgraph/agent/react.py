@@ -97,6 +97,7 @@ class Agent:
         max_iterations: int = 10,
         collection: str = "default",
         clock: Callable[[], datetime] = _utcnow,
+        trace: bool = True,
     ) -> None:
         if llm is None:
             raise ConfigError(NO_LLM_MESSAGE)
@@ -110,7 +111,7 @@ class Agent:
         self.max_iterations = max_iterations
         self.collection = collection
         self.clock = clock
-        self.trace = TraceWriter(store)
+        self.trace = TraceWriter(store, enabled=trace)
 
     async def ask(self, question: str, *, session_id: str | None = None) -> AsyncIterator[Event]:
         """Stream the agent's work on ``question``; ends with ``Final(end_of_dialog=True)`` or one ``ErrorMessage``."""
@@ -140,7 +141,8 @@ class Agent:
             run.warnings.append(f"stopped at the iteration limit ({self.max_iterations}) without a final answer")
         yield AnswerPiece(text=answer, end_of_stream=True)
         document = agent_answer_iri(sid)
-        self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
+        if self.trace.enabled:
+            self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
         c = agent_conclusion_iri(sid)
         yield self.trace.step("conclusion", c, conclusion_quads(
             c, question=q, answer=answer, termination_reason=reason, previous=run.previous, document=document))

@@ -13,7 +13,16 @@ from collections.abc import AsyncIterator, Callable
 import typer
 
 from provgraph.agent.tools import Tool
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, json_text, settings_from
+from provgraph.cli.common import (
+    COLLECTION_OPTION,
+    LLM_OPTION,
+    NO_TRACE_OPTION,
+    USER_OPTION,
+    echo,
+    json_text,
+    settings_from,
+    traces_override,
+)
 from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
 from provgraph.cli.render import truncate
 from provgraph.errors import ConfigError
@@ -169,12 +178,14 @@ def document_rag(
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
     doc_limit: int = typer.Option(None, "--doc-limit", min=1, help="Chunks retrieved (default from settings)."),
     llm: str = LLM_OPTION,
+    no_trace: bool = NO_TRACE_OPTION,
 ) -> None:
     """Answer from the most similar chunks, citing them; extractive (cited sentences) without an LLM.
 
     Example: provgraph document-rag -q "Who discovered polonium?" -x
     """
-    settings = settings_from(ctx, collection=collection, user=user, doc_limit=doc_limit, llm=llm)
+    settings = settings_from(ctx, collection=collection, user=user, doc_limit=doc_limit, llm=llm,
+                             traces=traces_override(no_trace))
     with Runtime(settings, create=False) as rt:
         engine = rt.document_rag()
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
@@ -203,6 +214,7 @@ def agent(
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
     max_iterations: int = typer.Option(None, "--max-iterations", min=1,
                                        help="Think/act/observe rounds at most (default from settings)."),
+    no_trace: bool = NO_TRACE_OPTION,
 ) -> None:
     """Answer with a ReAct agent over knowledge-query, document-query, text-completion and MCP tools.
 
@@ -213,7 +225,8 @@ def agent(
     from provgraph.agent.mcp import McpTools, parse_servers
     from provgraph.agent.react import NO_LLM_MESSAGE, Agent
 
-    settings = settings_from(ctx, collection=collection, user=user, max_iterations=max_iterations)
+    settings = settings_from(ctx, collection=collection, user=user, max_iterations=max_iterations,
+                             traces=traces_override(no_trace))
     servers = parse_servers(settings.mcp_servers)
     with Runtime(settings, create=False) as rt:
         if rt.llm is None:
@@ -223,7 +236,8 @@ def agent(
         async def events() -> AsyncIterator[Event]:
             async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
                 runner = Agent(rt.store, rt.librarian, rt.llm, [*builtin, *mcp.tools],
-                               max_iterations=settings.max_iterations, collection=settings.collection)
+                               max_iterations=settings.max_iterations, collection=settings.collection,
+                               trace=settings.traces)
                 async for ev in runner.ask(question):
                     yield ev
 

@@ -24,7 +24,7 @@ from provgraph.errors import (
     StoreError,
 )
 
-__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION"]
+__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "traces_override"]
 
 
 
@@ -57,6 +57,12 @@ def json_text(value: Any, **options: Any) -> str:
 USER_OPTION = typer.Option(None, "-U", "--user", help="User owning the collection (default: default).")
 COLLECTION_OPTION = typer.Option(None, "-C", "--collection", help="Collection (default: default).")
 LLM_OPTION = typer.Option(None, "--llm", help="auto, none (the no-LLM mode), openai or local (default: auto).")
+NO_TRACE_OPTION = typer.Option(False, "--no-trace", help="Write no trace for this request (setting: traces).")
+
+
+def traces_override(no_trace: bool) -> bool | None:
+    """The ``traces`` setting a ``--no-trace`` flag asks for (None: leave it to the settings)."""
+    return False if no_trace else None
 
 
 @dataclass

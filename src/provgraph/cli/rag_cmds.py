@@ -15,7 +15,17 @@ from typing import Any
 import typer
 
 from provgraph import errors
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, exit_code_for, json_text, settings_from
+from provgraph.cli.common import (
+    COLLECTION_OPTION,
+    LLM_OPTION,
+    NO_TRACE_OPTION,
+    USER_OPTION,
+    echo,
+    exit_code_for,
+    json_text,
+    settings_from,
+    traces_override,
+)
 from provgraph.explain.render_text import source_line as render_source_line
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
 from provgraph.models.base import ChatModel
@@ -189,6 +199,7 @@ def graph_rag(
     edge_limit: int = _limit("--edge-limit", "Edges selected at most"),
     grounding: bool = typer.Option(False, "--grounding", help="Ask the LLM for the question's concepts first."),
     llm: str = LLM_OPTION,
+    no_trace: bool = NO_TRACE_OPTION,
 ) -> None:
     """Answer a question from the knowledge graph; -x explains each step on stderr as it happens.
 
@@ -197,7 +208,7 @@ def graph_rag(
     settings = settings_from(
         ctx, collection=collection, user=user, entity_limit=entity_limit, triple_limit=triple_limit,
         max_subgraph_size=max_subgraph_size, max_path_length=max_path_length, edge_score_limit=edge_score_limit,
-        edge_limit=edge_limit, llm=llm,
+        edge_limit=edge_limit, llm=llm, traces=traces_override(no_trace),
     )
     params = GraphRagParams.from_settings(settings, grounding=grounding)
     with Runtime(settings, create=False) as rt:

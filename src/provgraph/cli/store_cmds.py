@@ -18,6 +18,7 @@ from provgraph.cli.render import short
 from provgraph.errors import InputError, QueryError
 from provgraph.layout import CollectionRef
 from provgraph.rdf.convert import from_ox
+from provgraph.rdf.seed_syntax import as_triple_terms
 from provgraph.runtime import Runtime
 from provgraph.store.collections import create_collection, drop_collection, list_collections
 
@@ -58,7 +59,7 @@ def sparql(
     text = sys.stdin.read() if query == "-" else query
     settings = settings_from(ctx, collection=collection, user=user)
     with Runtime(settings, create=False) as rt:
-        result = rt.store.raw_query(text)
+        result = _seed_syntax_query(rt, text)
         try:  # results are evaluated lazily: failures surface while serialising
             if isinstance(result, ox.QueryBoolean):
                 echo("true" if bool(result) else "false")
@@ -77,6 +78,21 @@ def sparql(
 def _serialised(result: Any, fmt: Any) -> str:
     """A query result serialised in memory (``serialize`` without an output returns the bytes)."""
     return escape_json(bytes(result.serialize(format=fmt) or b"").decode("utf-8"))  # echo() neutralises the rest
+
+
+def _seed_syntax_query(rt: Runtime, text: str) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+    """Run the query, reading seed-style ``<< s p o >>`` as triple terms when that parses (with a notice)."""
+    rewritten, count = as_triple_terms(text)
+    if count:
+        try:
+            result = rt.store.raw_query(rewritten)
+        except QueryError:
+            pass  # e.g. a reifier in subject position: the query means what it says
+        else:
+            echo(f"note: read {count} '<< s p o >>' as RDF 1.2 triple term(s) '<<( s p o )>>' "
+                       "(write <<( … )>> to say so; docs/trace-format.md)", err=True)
+            return result
+    return rt.store.raw_query(text)
 
 
 def _print_table(result: ox.QuerySolutions) -> None:

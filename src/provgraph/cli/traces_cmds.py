@@ -1,7 +1,8 @@
-"""The ``traces`` commands: list the stored query traces of a collection, show one in full."""
+"""The ``traces`` commands: list the stored query traces of a collection, show one in full, delete."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from enum import Enum
 
 import typer
@@ -9,6 +10,8 @@ import typer
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, settings_from
 from provgraph.explain.render_json import summary_json, trace_json
 from provgraph.explain.render_text import render_list, render_trace
+from provgraph.errors import InputError
+from provgraph.explain.lifecycle import delete_traces, traces_before
 from provgraph.explain.traces import list_traces, load_trace
 from provgraph.runtime import Runtime
 
@@ -75,6 +78,38 @@ def traces_show(
         echo(json_text(trace_json(trace), indent=2))
     else:
         echo(render_trace(trace), nl=False)
+
+
+def _moment(text: str) -> datetime:
+    """An ISO date or time; without a zone it is UTC."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"--before needs an ISO date or time such as 2026-03-13 or 2026-03-13T10:00:00Z, got {text!r}") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+@traces_app.command("delete")
+def traces_delete(
+    ctx: typer.Context,
+    trace_ids: list[str] = typer.Argument(None, metavar="[ID]...", help="Session IDs or question IRIs."),
+    before: str = typer.Option(None, "--before", help="Also delete every trace started before this date/time (UTC)."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+) -> None:
+    """Delete traces (an agent's sub-traces go with it) and their stored answers.
+
+    Example: provgraph traces delete --before 2026-03-01 -C research
+    """
+    if not trace_ids and before is None:
+        raise InputError("give trace IDs to delete, or --before DATE")
+    settings = settings_from(ctx, collection=collection, user=user)
+    with Runtime(settings, create=False) as rt:
+        ids = list(trace_ids or [])
+        if before is not None:
+            ids += traces_before(rt.store, _moment(before))
+        deleted = delete_traces(rt.store, rt.librarian, ids)
+    echo(f"deleted {len(deleted.questions)} trace(s) ({deleted.quads} quads) from {rt.ref}")
 
 
 def register(app: typer.Typer) -> None:
