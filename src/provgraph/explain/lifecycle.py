@@ -55,7 +55,7 @@ def delete_traces(store: OxigraphStore, librarian: Librarian | None, ids: Sequen
             removal += store.match(node.iri, None, None, g=GRAPH_RETRIEVAL)
     named = set(gone)
     for retraction in retractions:
-        quads = store.match(retraction, None, None, g=GRAPH_RETRIEVAL)
+        quads = list(store.match(retraction, None, None, g=GRAPH_RETRIEVAL))
         links = [q for q in quads if q.p == TG.affectedTrace]
         if all(q.o in named for q in links):
             removal += quads
