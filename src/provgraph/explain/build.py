@@ -168,7 +168,7 @@ class TraceBuilder:
             llm=node.llm(),
             cited=self._chunks(node, ranks),
             citations=citations_of(node, self.graph, content, by_iri, lambda c: self._chunk(c, ranks),
-                                   self._source_refs),
+                                   self._source_refs, lambda c: self.lookups.texts.get(c.value)),
         )
 
     def _retractions(self, question: Iri) -> None:

@@ -10,7 +10,8 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from provgraph.explain.graph import EPOCH, Node, TraceGraph
-from provgraph.explain.model import ChunkRef, Citation, Retraction, SelectedEdge, SourceRef
+from provgraph.explain.model import ChunkRef, Citation, Evidence, Retraction, SelectedEdge, SourceRef
+from provgraph.extract.evidence import align
 from provgraph.rdf.terms import Iri, TripleTerm
 from provgraph.rdf.vocab import PROV, TG
 
@@ -32,8 +33,13 @@ def citations_of(
     edges: Mapping[Iri, SelectedEdge],
     chunk: Callable[[Iri], ChunkRef],
     edge_sources: Callable[[SelectedEdge], Sequence[SourceRef]],
+    text_of: Callable[[Iri], str | None] = lambda _: None,
 ) -> tuple[Citation, ...]:
-    """The synthesis's citations in answer order, each resolved to its edges, chunks and sources."""
+    """The synthesis's citations in answer order, each resolved to its edges, chunks and sources.
+
+    A chunk citation's evidence is where the cited span stands in the chunk's text, when it does
+    (an extractive answer quotes its sentences).
+    """
     out: list[Citation] = []
     for iri in sorted(synthesis.iris(TG.citation), key=_index):
         node = graph.node(iri)
@@ -45,10 +51,17 @@ def citations_of(
             names = {c.iri.value for c in chunks}
             sources = tuple(r for e in cited_edges for r in edge_sources(e) if r.source.chunk in names)
         else:
-            sources = tuple(SourceRef(c.source, c.excerpt) for c in chunks if c.source is not None)
+            span = content[offset:offset + length]
+            sources = tuple(SourceRef(c.source, c.excerpt, _quoted(span, text_of(c.iri)))
+                            for c in chunks if c.source is not None)
         out.append(Citation(iri, node.text(TG.marker) or "", offset, length, content[offset:offset + length],
                             cited_edges, chunks, sources))
     return tuple(out)
+
+
+def _quoted(span: str, text: str | None) -> Evidence | None:
+    found = align(span, text) if span.strip() and text else None
+    return None if found is None or text is None else Evidence(found[0], found[1], text[found[0]:found[0] + found[1]])
 
 
 def chunk_ranks(exploration: Node, graph: TraceGraph) -> Ranks:
