@@ -164,3 +164,27 @@ def test_no_trace_writes_nothing_and_delete_removes_a_trace(corpus_settings: Set
     assert json.loads(r.out)["results"]["bindings"][0]["n"]["value"] == "0"
     with Runtime(corpus_settings, create=False, llm=None) as rt:
         assert not rt.librarian.exists(f"urn:trustgraph:synthesis:{final.session_id}")
+
+
+def test_show_provenance_prints_the_supporting_sentence_not_the_chunk(corpus_settings: Settings) -> None:
+    with Runtime(corpus_settings, create=False, llm=None) as rt:
+        final = collect(rt.graph_rag().ask(GRAPH_QUESTIONS[0]))
+        trace = load_trace(rt.store, final.session_id, librarian=rt.librarian, provenance=True)
+        sentences = {ref.evidence.text for e in trace.focus.edges for ref in e.sources if ref.evidence}
+    text = run("traces", "show", final.session_id, "--show-provenance", "-C", corpus_settings.collection).out
+    shown = set(re.findall(r'^ +Sentence: "(.*)"$', text, flags=re.M))
+    assert shown and shown == {" ".join(s.split()) for s in sentences}
+    assert "Text: " not in text  # every source of the corpus has its sentence
+
+
+def test_delete_before_a_date_takes_the_retraction_records_along(corpus_settings: Settings) -> None:
+    c = corpus_settings.collection
+    with Runtime(corpus_settings, create=False, llm=None) as rt:
+        ask_demo(rt)
+    assert run("documents", "remove", "radium_institute.txt", "-C", c).code == 0
+    r = run("traces", "delete", "--before", "2999-01-01", "-C", c)
+    assert r.code == 0 and r.out.startswith("deleted 3 trace(s) (")
+    with Runtime(corpus_settings, create=False, llm=None) as rt:
+        assert list(rt.store.match(None, None, None, g=GRAPH_RETRIEVAL)) == []
+    bad = run("traces", "delete", "--before", "last week", "-C", c)
+    assert bad.code == 2 and bad.err.startswith("error: --before needs an ISO date or time")
