@@ -186,7 +186,7 @@ class TraceBuilder:
         focus = g.step(q.iri, TG.Focus)
         edges = self._edges(focus) if focus is not None else ()
         synthesis = self._synthesis(g.step(q.iri, TG.Synthesis), edges)
-        used_chunks = {c.iri for c in synthesis.citations for c in c.chunks} if synthesis is not None else set()
+        used_chunks = {ref.iri for cit in synthesis.citations for ref in cit.chunks} if synthesis is not None else set()
         return GraphRagTrace(
             question=q,
             grounding=None if grounding is None else Grounding(

@@ -13,8 +13,9 @@ True
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
-__all__ = ["align", "folded", "Quotes", "QUOTE_SCHEMA", "QUOTE_LIMIT"]
+__all__ = ["align", "folded", "Quotes", "QUOTE_SCHEMA", "QUOTE_LIMIT", "with_quote"]
 
 
 def folded(text: str) -> tuple[str, list[int]]:
@@ -54,6 +55,11 @@ def align(quote: str, text: str, *, start: int = 0) -> tuple[int, int] | None:
 QUOTE_LIMIT = 1000
 QUOTE_SCHEMA = {"type": "string", "minLength": 1, "maxLength": QUOTE_LIMIT}
 """The optional ``quote`` an LLM extractor gives for each item: the sentence(s) stating it."""
+
+
+def with_quote(schema: dict[str, Any]) -> dict[str, Any]:
+    """An item schema with an optional ``quote``: the sentence(s) of the text that state the item."""
+    return {**schema, "properties": {**schema["properties"], "quote": QUOTE_SCHEMA}}
 
 
 class Quotes:

@@ -15,7 +15,7 @@ from provgraph import __version__
 from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.entities import FactBuilder
-from provgraph.extract.evidence import QUOTE_SCHEMA, Quotes
+from provgraph.extract.evidence import Quotes, with_quote
 from provgraph.extract.prompting import TEXT_LIMIT, arr, chunk_messages, load_prompt, obj, text
 from provgraph.models.base import ChatModel
 from provgraph.provenance.common import LlmCall
@@ -24,13 +24,8 @@ __all__ = ["LlmExtractor", "definitions_extractor", "relationships_extractor", "
 
 
 
-def _quoted(schema: dict[str, Any]) -> dict[str, Any]:
-    """An item schema with an optional ``quote``: the sentence(s) of the text that state the item."""
-    return {**schema, "properties": {**schema["properties"], "quote": QUOTE_SCHEMA}}
-
-
-DEFINITION = _quoted(obj(entity=text(), definition=text(TEXT_LIMIT)))
-RELATIONSHIP = _quoted(
+DEFINITION = with_quote(obj(entity=text(), definition=text(TEXT_LIMIT)))
+RELATIONSHIP = with_quote(
     obj(subject=text(), predicate=text(100), object=text(TEXT_LIMIT), object_is_literal={"type": "boolean"})
 )
 

@@ -17,6 +17,7 @@ from provgraph import __version__
 from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.entities import FactBuilder
+from provgraph.extract.evidence import Quotes, with_quote
 from provgraph.extract.prompting import TEXT_LIMIT, arr, chunk_messages, load_prompt, obj, text
 from provgraph.models.base import ChatModel, Message
 from provgraph.provenance.common import LlmCall
@@ -26,7 +27,7 @@ from provgraph.rdf.vocab import OWL, RDF, RDFS
 
 __all__ = ["Ontology", "OntologyExtractor"]
 
-_PROMPT_VERSION = 1
+_PROMPT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,9 @@ class OntologyExtractor:
         classes, props = ontology.describe()
         self._instructions = load_prompt("ontology", _PROMPT_VERSION).replace("{classes}", classes).replace("{properties}", props)
         self._schema = obj(
-            entities=arr(obj(name=text(), **{"class": text(400)})),
-            relationships=arr(obj(subject=text(), property=text(400), object=text(TEXT_LIMIT), object_is_literal={"type": "boolean"})),
+            entities=arr(with_quote(obj(name=text(), **{"class": text(400)}))),
+            relationships=arr(with_quote(obj(subject=text(), property=text(400), object=text(TEXT_LIMIT),
+                                          object_is_literal={"type": "boolean"}))),
         )
 
     @property
@@ -106,7 +108,7 @@ class OntologyExtractor:
         """The exact messages sent for a chunk."""
         return chunk_messages(self._instructions, chunk.text)
 
-    def _fit(self, b: FactBuilder, data: dict[str, Any]) -> int:
+    def _fit(self, b: FactBuilder, data: dict[str, Any], quotes: Quotes) -> int:
         dropped = 0
         for item in data.get("entities", []):
             cls = _as_iri(item["class"])
@@ -114,7 +116,7 @@ class OntologyExtractor:
                 dropped += 1
                 continue
             try:
-                b.typed(item["name"], cls)
+                quotes.note(b.typed(item["name"], cls), item)
             except InputError:
                 dropped += 1
         for item in data.get("relationships", []):
@@ -128,7 +130,7 @@ class OntologyExtractor:
                 continue
             try:
                 o = Literal(item["object"].strip()) if literal else b.entity(item["object"])
-                b.add(b.entity(item["subject"]), prop, o)
+                quotes.note(b.add(b.entity(item["subject"]), prop, o), item)
                 b.labels.setdefault(prop, (self.ontology.object_properties | self.ontology.datatype_properties)[prop])
                 b.predicates.add(prop)
             except InputError:
@@ -139,12 +141,13 @@ class OntologyExtractor:
         """Ask the LLM and keep only what the ontology can express."""
         result = await self._llm.complete_json(self.messages(chunk), schema=self._schema, schema_name="ontology")
         builder = FactBuilder(self._base)
-        dropped = self._fit(builder, result.data)
+        quotes = Quotes(chunk.text)
+        dropped = self._fit(builder, result.data, quotes)
         call = LlmCall(result.usage.model, result.usage.input_tokens, result.usage.output_tokens)
         labels: tuple[Quad, ...] = builder.label_quads()
         notes = (f"{dropped} fact(s) outside the ontology dropped",) if dropped else ()
         return Extraction(tuple(builder.facts), labels, builder.entities(), llm=call, ontology=self.ontology.iri,
-                          dropped=dropped, notes=notes)
+                          dropped=dropped, notes=notes, evidence=quotes.spans)
 
 
 def _as_iri(value: str) -> Iri | None:
