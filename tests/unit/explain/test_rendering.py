@@ -9,6 +9,7 @@ from provgraph.explain.render_text import render_trace
 from provgraph.explain.traces import list_traces
 from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.provenance import agent_question_quads, docrag_question_quads
+from provgraph.provenance.retraction import retraction_quads
 from provgraph.rdf import ids
 from tests.unit.explain import expected
 from tests.unit.explain.conftest import CountingStore
@@ -137,3 +138,23 @@ def test_summary_json_and_times(store: CountingStore, scenario: Scenario) -> Non
         "query": "When was polonium discovered, and by whom?", "started": "2026-03-13T13:00:00Z", "informed_by": None,
     }]
     assert iso_time(T0 + timedelta(milliseconds=250)) == "2026-03-13T10:00:00.250Z"
+
+
+def test_a_retraction_makes_the_sub_trace_and_its_agent_stale(store: CountingStore, scenario: Scenario) -> None:
+    sub = load_trace(store, SID_S)
+    edge = sub.focus.edges[0].edge
+    at = T0 + timedelta(days=1)
+    store.add(retraction_quads(ids.retraction_iri(DOC1, "x"), document=DOC1, at=at, reason="removed",
+                               traces=[ids.question_iri(SID_S)], edges=[edge], chunks=[CC]))
+    agent = trace_json(load_trace(store, SID_A))
+    expected_retraction = {"document": DOC1.value, "at": iso_time(at), "reason": "removed",
+                           "edges": [{"s": str(edge.s), "p": str(edge.p), "o": str(edge.o)}], "chunks": []}
+    assert agent["stale"] is True and agent["retracted"] == [expected_retraction]
+    assert agent["analyses"][0]["sub_trace"]["retracted"] == [expected_retraction]
+    assert [e["retracted"] for e in agent["analyses"][0]["sub_trace"]["focus"]["edges"]] == [
+        e.edge == edge for e in sub.focus.edges]
+    assert trace_json(load_trace(store, SID_G))["stale"] is False  # same edge, trace not named
+    text = render_trace(load_trace(store, SID_A))
+    assert text.startswith(
+        "  STALE: a document this trace used has been removed or replaced since\n"
+        f"    {DOC1.value} removed at {(at).strftime('%Y-%m-%d %H:%M:%S')} UTC: 1 edge(s), 0 chunk(s) of this trace\n")
