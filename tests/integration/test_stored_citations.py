@@ -188,3 +188,28 @@ def test_delete_before_a_date_takes_the_retraction_records_along(corpus_settings
         assert list(rt.store.match(None, None, None, g=GRAPH_RETRIEVAL)) == []
     bad = run("traces", "delete", "--before", "last week", "-C", c)
     assert bad.code == 2 and bad.err.startswith("error: --before needs an ISO date or time")
+
+
+def test_every_corpus_subgraph_costs_n_plus_13_with_its_evidence(corpus_settings: Settings) -> None:
+    """The no-LLM extractor records no model: N facts + 13 quads, the evidence literal included
+    (N + 14 with an LLM model, N + 15 with an ontology: tests/unit/provenance)."""
+    from provgraph.rdf.terms import Iri
+    from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDF, TG
+
+    with Runtime(corpus_settings, create=False, llm=None) as rt:
+        subgraphs = [q.s for q in rt.store.match(None, RDF.type, TG.Subgraph, g=GRAPH_SOURCE)]
+        assert len(subgraphs) > 10
+        for sg in subgraphs:
+            own = list(rt.store.match(sg, None, None, g=GRAPH_SOURCE))
+            n = sum(1 for q in own if q.p == TG.contains)
+            [activity] = [q.o for q in own if q.p == PROV.wasGeneratedBy]
+            act = list(rt.store.match(activity, None, None, g=GRAPH_SOURCE))
+            [agent] = [q.o for q in act if q.p == PROV.wasAssociatedWith]
+            assert isinstance(agent, Iri)
+            total = len(own) + len(act) + len(list(rt.store.match(agent, None, None, g=GRAPH_SOURCE)))
+            evidence = [q.o.value for q in own if q.p == TG.evidence]
+            if n == 0:  # a chunk with nothing to extract (a heading): no evidence literal
+                assert total == 12 and evidence == []
+                continue
+            assert total == n + 13, sg
+            assert len(evidence) == 1 and len(evidence[0].split()) == n and "-" not in evidence[0].split()
