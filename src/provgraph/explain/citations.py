@@ -10,7 +10,14 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from provgraph.explain.graph import EPOCH, Node, TraceGraph
-from provgraph.explain.model import ChunkRef, Citation, Evidence, Retraction, SelectedEdge, SourceRef
+from provgraph.explain.model import (
+    ChunkRef,
+    Citation,
+    Evidence,
+    Retraction,
+    SelectedEdge,
+    SourceRef,
+)
 from provgraph.extract.evidence import align
 from provgraph.rdf.terms import Iri, TripleTerm
 from provgraph.rdf.vocab import PROV, TG

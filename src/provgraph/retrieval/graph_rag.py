@@ -49,10 +49,10 @@ from provgraph.retrieval.edge_select import (
     select_with_llm,
     similarities,
 )
+from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.graph_walk import WalkLimits, seed_entities, walk
 from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.markers import graph_rag_citations
-from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.sources import edge_sources
 from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,

@@ -10,7 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from provgraph.provenance import subgraph_quads
-from provgraph.provenance.citations import ChunkChoice, CitationRecord, chunk_selection_quads, citation_quads
+from provgraph.provenance.citations import (
+    ChunkChoice,
+    CitationRecord,
+    chunk_selection_quads,
+    citation_quads,
+)
 from provgraph.provenance.evidence import decode_evidence, encode_evidence
 from provgraph.provenance.retraction import retraction_quads
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
