@@ -284,3 +284,29 @@ def test_each_step_reaches_the_consumer_before_the_next_model_call(world: World)
     asyncio.run(consume())
     assert seen_at_call == {"complete": ["question", "exploration"],
                             "stream": ["question", "exploration", "focus"]}
+
+
+def test_the_synthesis_stores_each_marker_of_an_llm_answer_with_its_span_chunk_and_edges(world: World) -> None:
+    answer = "Marie Curie discovered polonium [2]. It was in July 1898 [1][3]. See also [9]."
+    events = ask(world, scripted(jsonl(DISCOVERED, YEAR), answer=answer))
+    chunk_of = {s.marker: s.chunk for s in final(events).sources}
+    edges_of: dict[str, set[Iri]] = {}
+    for s in final(events).sources:
+        index = [world.facts["discovered"], world.facts["year"]].index(s.edge)
+        edges_of.setdefault(s.marker, set()).add(ids.edge_selection_iri(SID, index))
+    synthesis = ids.synthesis_iri(SID)
+    written = step(events, "synthesis").triples
+    citations = sorted((q.o for q in written if q.s == synthesis and q.p == TG.citation), key=str)
+    assert [c.value for c in citations] == [f"{synthesis.value}/citation/{n}" for n in (1, 2, 3, 4)]
+
+    def about(c: Iri, p: Iri) -> list:
+        return sorted((q.o for q in written if q.s == c and q.p == p), key=str)
+
+    spans = [("[2]", "Marie Curie discovered polonium"), ("[1]", "It was in July 1898"),
+             ("[3]", "It was in July 1898"), ("[9]", "See also")]
+    for c, (marker, span) in zip(citations, spans):
+        assert about(c, TG.marker) == [Literal(marker)]
+        assert about(c, TG.charOffset) == [Literal.integer(answer.index(span))]
+        assert about(c, TG.charLength) == [Literal.integer(len(span))]
+        assert about(c, TG.selectedChunk) == ([Iri(chunk_of[marker])] if marker in chunk_of else [])
+        assert set(about(c, TG.selectedEdge)) == edges_of.get(marker, set())
