@@ -1,7 +1,7 @@
 """Aligning a supporting quote to exact offsets in a chunk's text.
 
-Matching ignores case, runs of whitespace and Unicode composition (each character is compared
-in its NFKD, case-folded form), so an LLM's ``"marie  curie discovered"`` finds ``Marie Curie
+Matching ignores case, runs of whitespace, Unicode composition and typographic quotes and dashes
+(each character is compared in its NFKD, case-folded form), so an LLM's ``"marie  curie discovered"`` finds ``Marie Curie
 discovered`` and the span returned is the exact one in the original text.
 
 >>> align("marie  CURIE discovered", "In 1898 Marie Curie\\ndiscovered polonium.")
@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import unicodedata
 from typing import Any
+
+# typographic quotes and dashes compare as their plain forms (models often straighten them)
+_TYPOGRAPHIC = {**dict.fromkeys("‘’‚‛′", "'"), **dict.fromkeys("“”„‟″«»", '"'), **dict.fromkeys("‐‑‒–—―", "-")}
 
 __all__ = ["align", "folded", "Quotes", "QUOTE_SCHEMA", "QUOTE_LIMIT", "with_quote"]
 
@@ -31,7 +34,7 @@ def folded(text: str) -> tuple[str, list[int]]:
             out.append(" ")
             where.append(i - 1)
             space = False
-        for part in unicodedata.normalize("NFKD", ch).casefold():
+        for part in unicodedata.normalize("NFKD", _TYPOGRAPHIC.get(ch, ch)).casefold():
             out.append(part)
             where.append(i)
     return "".join(out), where

@@ -28,6 +28,8 @@ def test_align_tolerates_whitespace_case_and_composition() -> None:
     decomposed = unicodedata.normalize("NFD", "Ève Curie wrote a biography.")
     assert align("ève curie wrote", decomposed) == (0, len(unicodedata.normalize("NFD", "Ève Curie wrote")))
     assert align("", text) is None and align("radium", text) is None
+    curly = "She called it \u201cpolonium\u201d \u2014 after Poland."
+    assert align('she called it "polonium" - after poland.', curly) == (0, len(curly))
 
 
 def test_no_llm_extractor_records_each_facts_sentence() -> None:
