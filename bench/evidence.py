@@ -7,8 +7,8 @@ questions with GraphRAG, and for every source of every selected edge checks the 
 recorded in the store: at most 400 characters, and containing both edge labels (subject and
 object, case- and whitespace-insensitive). Target: >= 95 % of sources. Also counts the quads of
 every chunk subgraph (subgraph + activity + agent) against N facts: target <= N + 14 (N + 15
-with an ontology). Evaluation sets under ``--eval`` (one directory each, documents plus an
-optional ``questions.txt`` or ``questions.jsonl``) are measured the same way when present.
+with an ontology). Evaluation sets under ``--eval`` (each a folder with ``docs/`` and
+``questions.jsonl``, bench/eval/README.md) are measured the same way when present.
 """
 
 from __future__ import annotations
@@ -120,7 +120,8 @@ def _quads_per_subgraph(rt: Runtime) -> tuple[int, int, int]:
 
 
 def measure(name: str, folder: Path, fallback: list[str]) -> None:
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in SUFFIXES and p.name.lower() != "readme.md")
+    docs = folder / "docs" if (folder / "docs").is_dir() else folder
+    files = sorted(p for p in docs.rglob("*") if p.suffix.lower() in SUFFIXES and p.name.lower() != "readme.md")
     if not files:
         return
     with tempfile.TemporaryDirectory(prefix="bench-evidence-") as home:
@@ -149,9 +150,10 @@ def main() -> None:
     parser.add_argument("--eval", type=Path, default=ROOT / "bench" / "eval")
     args = parser.parse_args()
     measure("sample-corpus", args.corpus, CORPUS_QUESTIONS)
-    if args.eval.is_dir():
-        for folder in sorted(p for p in args.eval.iterdir() if p.is_dir()):
-            measure(folder.name, folder, [])
+    if args.eval.is_dir():  # a set is a folder with questions.jsonl (bench/eval/README.md), held-out ones too
+        for questions in sorted(args.eval.rglob("questions.jsonl")):
+            folder = questions.parent
+            measure(str(folder.relative_to(args.eval)), folder, [])
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Entities from capitalised names and recurring noun phrases, definitions from copular sentences,
 and one relationship per pair of entities in a sentence (the connecting phrase, or "related to").
 Same subgraph provenance as every extractor, with no ``tg:llmModel``. Each fact's evidence is
-the sentence it was found in, at its exact offsets in the chunk's text.
+the sentence it was found in, at its exact offsets in the chunk's text (an overlong one narrowed
+to the line or clause holding both ends, see :func:`provgraph.extract.evidence.narrow`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from provgraph import __version__
 from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.entities import FactBuilder
-from provgraph.extract.evidence import align
+from provgraph.extract.evidence import align, narrow
 from provgraph.extract.nlp import Sentence, analyse
 from provgraph.rdf.terms import TripleTerm
 
@@ -45,19 +46,19 @@ class CooccurrenceExtractor:
         skipped = 0
         evidence: dict[TripleTerm, tuple[int, int]] = {}
 
-        def supported(fact: TripleTerm, index: int) -> None:
+        def supported(fact: TripleTerm, index: int, labels: tuple[str, str]) -> None:
             span = _span(analysis.sentences[index], chunk.text, text)
             if span is not None:
-                evidence.setdefault(fact, span)
+                evidence.setdefault(fact, narrow(chunk.text, span, labels))
 
         for d in analysis.definitions:
             try:
-                supported(b.definition(d.label, d.text), d.sentence_index)
+                supported(b.definition(d.label, d.text), d.sentence_index, (d.label, d.text))
             except InputError:
                 skipped += 1
         for r in analysis.relations:
             try:
-                supported(b.relation(r.subject, r.predicate, r.object), r.sentence_index)
+                supported(b.relation(r.subject, r.predicate, r.object), r.sentence_index, (r.subject, r.object))
             except InputError:
                 skipped += 1
         return Extraction(tuple(b.facts), b.label_quads(), b.entities(), dropped=skipped, evidence=evidence)

@@ -18,7 +18,7 @@ from typing import Any
 # typographic quotes and dashes compare as their plain forms (models often straighten them)
 _TYPOGRAPHIC = {**dict.fromkeys("‘’‚‛′", "'"), **dict.fromkeys("“”„‟″«»", '"'), **dict.fromkeys("‐‑‒–—―", "-")}
 
-__all__ = ["align", "folded", "Quotes", "QUOTE_SCHEMA", "QUOTE_LIMIT", "with_quote"]
+__all__ = ["align", "folded", "narrow", "MAX_EVIDENCE", "Quotes", "QUOTE_SCHEMA", "QUOTE_LIMIT", "with_quote"]
 
 
 def folded(text: str) -> tuple[str, list[int]]:
@@ -53,6 +53,48 @@ def align(quote: str, text: str, *, start: int = 0) -> tuple[int, int] | None:
         return None
     first, last = where[found], where[found + len(needle) - 1]
     return first, last + 1 - first
+
+
+MAX_EVIDENCE = 400
+"""Evidence spans longer than this are narrowed when they can be (:func:`narrow`)."""
+_BREAKS = ("\n", "; ", ", ", ": ")
+
+
+def narrow(text: str, span: tuple[int, int], labels: tuple[str, str], *, limit: int = MAX_EVIDENCE) -> tuple[int, int]:
+    """``span`` itself when short enough; else the line or clause of it that holds both labels.
+
+    An overlong "sentence" is usually a list or table the splitter could not cut. The result
+    runs from the nearest break (line, then ``;``, ``,`` or ``:``) before the first label to the
+    nearest one after the last, within ``limit`` characters; the span is kept when the labels
+    are not both found or lie further apart than ``limit``.
+
+    >>> text = "Missions: " + ", ".join(f"probe {i} visited moon {i}" for i in range(30)) + "."
+    >>> o, n = narrow(text, (0, len(text)), ("probe 7", "moon 7"))
+    >>> text[o:o + n]
+    'probe 7 visited moon 7'
+    """
+    start, length = span
+    if length <= limit:
+        return span
+    sentence = text[start:start + length]
+    found = [align(label, sentence) for label in labels]
+    if any(f is None for f in found):
+        return span
+    lo = min(f[0] for f in found)  # type: ignore[index]
+    hi = max(f[0] + f[1] for f in found)  # type: ignore[index]
+    if hi - lo > limit:
+        return span
+    for mark in _BREAKS:
+        left = sentence.rfind(mark, 0, lo)
+        left = 0 if left < 0 else left + len(mark)
+        right = sentence.find(mark, hi)
+        right = len(sentence) if right < 0 else right
+        if right - left <= limit:
+            lo, hi = left, right
+            break
+    piece = sentence[lo:hi]
+    lead = len(piece) - len(piece.lstrip())
+    return start + lo + lead, len(piece.strip())
 
 
 QUOTE_LIMIT = 1000

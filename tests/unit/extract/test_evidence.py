@@ -63,3 +63,18 @@ def test_llm_quote_is_aligned_and_an_unfound_quote_is_dropped() -> None:
     assert extraction.facts[0] in extraction.evidence
     prompt = llm.calls[0].messages[0].content
     assert '"quote"' in prompt and extractor.version.endswith("+relationships.v2")
+
+
+def test_an_overlong_sentence_is_narrowed_to_the_clause_holding_both_labels() -> None:
+    from provgraph.extract.evidence import narrow
+
+    items = "\n".join(f"- Probe {i} reached Moon {i} in {1960 + i}" for i in range(20))
+    text = "Intro. The missions were " + items + " and more."
+    start = text.index("The missions")
+    span = (start, len(text) - start)
+    assert span[1] > 400
+    o, n = narrow(text, span, ("Probe 12", "Moon 12"))
+    assert text[o:o + n] == "- Probe 12 reached Moon 12 in 1972"
+    assert narrow(text, span, ("Probe 1", "Saturn")) == span  # a label not found: kept whole
+    assert narrow(text, span, ("Probe 0", "Moon 19")) == span  # further apart than 400: kept whole
+    assert narrow(text, (0, 6), ("x", "y")) == (0, 6)  # short spans are never touched
