@@ -65,7 +65,7 @@ def delete_traces(store: OxigraphStore, librarian: Librarian | None, ids: Sequen
     if removal:
         store.apply(remove=removal)
     if librarian is not None:
-        for document in dict.fromkeys(documents):
-            if librarian.exists(document):
-                librarian.remove(document)
+        for record in dict.fromkeys(documents):
+            if librarian.exists(record):
+                librarian.remove(record)
     return Deleted(tuple(dict.fromkeys(gone)), len(removal))

@@ -156,8 +156,8 @@ def _citations(out: _Lines, step: Synthesis, indent: int) -> None:
                 _chunk(out, ref, indent + 2 * _STEP)
         elif not c.sources:
             out.add(indent + 2 * _STEP, "Source: none recorded")
-        for ref in c.sources if c.edges else ():
-            _sourced(out, ref, indent + 2 * _STEP)
+        for source in c.sources if c.edges else ():
+            _sourced(out, source, indent + 2 * _STEP)
 
 
 def _synthesis(out: _Lines, step: Synthesis, indent: int, nested: bool) -> None:

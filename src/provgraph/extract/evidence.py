@@ -15,6 +15,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from provgraph.rdf.terms import TripleTerm
+
 # typographic quotes and dashes compare as their plain forms (models often straighten them)
 _TYPOGRAPHIC = {**dict.fromkeys("‘’‚‛′", "'"), **dict.fromkeys("“”„‟″«»", '"'), **dict.fromkeys("‐‑‒–—―", "-")}
 
@@ -112,9 +114,9 @@ class Quotes:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.spans: dict[object, tuple[int, int]] = {}
+        self.spans: dict[TripleTerm, tuple[int, int]] = {}
 
-    def note(self, fact: object, item: object) -> None:
+    def note(self, fact: TripleTerm, item: object) -> None:
         """Record ``item["quote"]``'s span for ``fact`` (first one kept; an unalignable quote is ignored)."""
         quote = item.get("quote") if isinstance(item, dict) else None
         if isinstance(quote, str) and fact not in self.spans:

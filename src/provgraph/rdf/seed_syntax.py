@@ -57,17 +57,18 @@ def _tokens(query: str) -> list[tuple[int, str]]:
 
 def as_triple_terms(query: str) -> tuple[str, int]:
     """The query with seed-style ``<< s p o >>`` written ``<<( s p o )>>``, and how many were rewritten."""
-    stack: list[list[object]] = []  # [position, kind, has reifier]
+    stack: list[tuple[int, str]] = []  # (position, kind) of each open << or <<(
+    reified: set[int] = set()  # positions of opens that hold a ~ (a reifier)
     rewrite: list[tuple[int, int]] = []  # (open position, close position)
     for pos, token in _tokens(query):
         if token in ("<<", "<<("):
-            stack.append([pos, token, False])
+            stack.append((pos, token))
         elif token == "~" and stack:
-            stack[-1][2] = True
+            reified.add(stack[-1][0])
         elif token == ">>" and stack:
-            start, kind, reified = stack.pop()
-            if kind == "<<" and not reified:
-                rewrite.append((int(start), pos))  # type: ignore[arg-type]
+            start, kind = stack.pop()
+            if kind == "<<" and start not in reified:
+                rewrite.append((start, pos))
     if not rewrite:
         return query, 0
     edits = sorted([(s, "<<(", 2) for s, _ in rewrite] + [(e, ")>>", 2) for _, e in rewrite], reverse=True)
