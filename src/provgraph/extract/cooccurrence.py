@@ -12,6 +12,7 @@ import unicodedata
 from provgraph import __version__
 from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
+from provgraph.extract.clean_text import blank_markup
 from provgraph.extract.entities import FactBuilder
 from provgraph.extract.nlp import analyse
 
@@ -36,7 +37,9 @@ class CooccurrenceExtractor:
     async def extract(self, chunk: ChunkInput) -> Extraction:
         """Analyse the chunk's text; never calls a model."""
         # NFC first: the analysis tokenises on word characters, which decomposed accents would split
-        analysis = analyse(unicodedata.normalize("NFC", chunk.text), max_relations_per_sentence=self._max)
+        # markup blanked character for character, so offsets into the text still hold
+        text = blank_markup(unicodedata.normalize("NFC", chunk.text))
+        analysis = analyse(text, max_relations_per_sentence=self._max)
         b = FactBuilder(self._base)
         skipped = 0
         for d in analysis.definitions:

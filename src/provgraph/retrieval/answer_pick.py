@@ -1,0 +1,164 @@
+"""The no-LLM answer: sentences of the retrieved passages that name the question's things and answer it.
+
+Each sentence of each passage (split on markup-free text, so footnote markers end sentences)
+is scored by how much of the question's words it holds (rarer words weigh more), its vector
+similarity to the question, whether it holds the kind of thing asked for (a name for *who*, a
+year for *when*, a place for *where*, a number for *how many*), and its passage's rank. Then
+sentences are taken greedily, each next one rewarded for question words not yet covered (so a
+two-passage question gets both halves). Duplicates (same words, any chunk or document) are
+kept once; a fragment left by chunk overlap is skipped; a sentence that starts with a pronoun
+is quoted together with the sentence before it, which names what the pronoun stands for.
+Quotes are free of markup and footnote markers, so the answer's own ``[n]`` markers are the
+only bracketed numbers in it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from provgraph.extract.clean_text import blank_markup, strip_markers
+from provgraph.extract.nlp_sentences import is_terminated, split_sentences
+from provgraph.librarian.lexical import query_terms
+from provgraph.models.base import Embedder
+
+__all__ = ["Pick", "pick_sentences", "question_type", "stem"]
+
+_PRONOUN = re.compile(r"^(he|she|it|they|his|her|its|their|this|these|those|there|the latter|the former)\b",
+                      re.IGNORECASE)
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b(january|february|march|april|may|june|july|august|september"
+                   r"|october|november|december)\b|\bcentury\b", re.IGNORECASE)
+_PLACE = re.compile(r"\b(in|at|near|from|to)\s+(the\s+)?[A-Z][\w-]+")
+_NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
+                     r"|thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b", re.IGNORECASE)
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+")
+_CITING = re.compile(r"\b(retrieved|archived|isbn|doi)\b|https?://", re.IGNORECASE)
+_WH = frozenset("what which how many much long old year date".split())
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
+_MIN_CHARS, _MAX_CHARS = 20, 600
+_ANSWER_CHARS = 750
+
+
+def stem(word: str) -> str:
+    """A crude stem so "discovered" and "discovery" meet: common suffixes off, at least 4 letters kept."""
+    w = word.lower()
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            return w[: -len(suffix)]
+    return w[:-1] if w.endswith("y") and len(w) > 4 else w
+
+
+def question_type(question: str) -> str | None:
+    """``who``, ``when``, ``where``, ``number`` or ``None`` (anything else)."""
+    q = question.lower()
+    if re.search(r"\bhow (many|much|long|old|far|large|big|tall|high)\b|\bwhat (number|percentage|population)\b", q):
+        return "number"
+    if re.search(r"\bwhen\b|\bwhat (year|date|century|decade)\b|\bwhich (year|century)\b|\bin what year\b", q):
+        return "when"
+    if re.search(r"\bwhere\b|\bwhich (city|country|place|town)\b|\bwhat (city|country|place|town)\b", q):
+        return "where"
+    if re.search(r"\bwho\b|\bwhom\b|\bwhose\b|\bwhich (person|scientist|man|woman)\b", q):
+        return "who"
+    return None
+
+
+def _answers_type(kind: str | None, sentence: str, question_words: set[str]) -> bool:
+    if kind == "when":
+        return bool(_YEAR.search(sentence))
+    if kind == "number":
+        return bool(_NUMBER.search(sentence))
+    if kind == "where":
+        return bool(_PLACE.search(sentence))
+    if kind == "who":
+        return any(stem(w) not in question_words for m in _NAME.finditer(sentence) for w in m.group().split())
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A quoted sentence (markup-free, one line) and the chunk it comes from."""
+
+    text: str
+    chunk: str
+    score: float
+
+
+@dataclass
+class _Candidate:
+    text: str
+    chunk: str
+    stems: set[str]
+    prior: float
+    base: float = 0.0
+
+
+def _candidates(passages: Sequence[tuple[str, str, int]]) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    for chunk, text, rank in passages:
+        clean = blank_markup(text)
+        sentences = [s for s in split_sentences(clean)]
+        previous = ""
+        for i, s in enumerate(sentences):
+            quote = strip_markers(s.text)
+            first = i == 0 and s.offset > 0 or (i == 0 and quote[:1].islower())
+            usable = (is_terminated(quote) and _MIN_CHARS <= len(quote) <= _MAX_CHARS and not first
+                      and not _CITING.search(quote))
+            if usable:
+                if previous and _PRONOUN.match(quote) and len(previous) + len(quote) < _MAX_CHARS:
+                    quote = f"{previous} {quote}"
+                words = {stem(w) for w in re.findall(r"\w+", quote)}
+                out.append(_Candidate(quote, chunk, words, 0.15 / rank))
+            previous = quote if is_terminated(quote) else ""
+    return out
+
+
+def pick_sentences(
+    question: str,
+    vector: np.ndarray,
+    embedder: Embedder,
+    passages: Sequence[tuple[str, str, int]],
+    *,
+    limit: int = 3,
+) -> list[Pick]:
+    """Up to ``limit`` quotes answering ``question`` from ``(chunk, text, rank)`` passages, best first."""
+    found = _candidates(passages)
+    unique: dict[str, _Candidate] = {}
+    for c in found:
+        unique.setdefault(" ".join(re.findall(r"\w+", c.text.casefold())), c)
+    cands = list(unique.values())
+    if not cands:
+        return []
+    terms = [stem(t) for t in query_terms(question) if t not in _WH]
+    terms = list(dict.fromkeys(terms))
+    n = len(cands)
+    weight = {t: math.log(1.0 + n / (1.0 + sum(t in c.stems for c in cands))) for t in terms}
+    total = sum(weight.values()) or 1.0
+    sims = embedder.embed([c.text for c in cands]) @ vector
+    kind = question_type(question)
+    qwords = set(terms)
+    for c, sim in zip(cands, sims.tolist()):
+        coverage = sum(w for t, w in weight.items() if t in c.stems) / total
+        typed = 0.25 if _answers_type(kind, c.text, qwords) else 0.0
+        c.base = coverage + 0.35 * float(sim) + typed + c.prior
+    chosen: list[_Candidate] = []
+    covered: set[str] = set()
+    used = 0
+    while len(chosen) < limit:
+        best, best_score = None, -math.inf
+        for c in cands:
+            if c in chosen or any(c.text in o.text or o.text in c.text for o in chosen):
+                continue
+            fresh = sum(w for t, w in weight.items() if t in c.stems and t not in covered) / total
+            score = c.base + (0.5 * fresh if chosen else 0.0)
+            if score > best_score:
+                best, best_score = c, score
+        if best is None or (chosen and used + len(best.text) > _ANSWER_CHARS):
+            break
+        chosen.append(best)
+        used += len(best.text)
+        covered |= {t for t in terms if t in best.stems}
+    return [Pick(c.text, c.chunk, c.base) for c in chosen]
