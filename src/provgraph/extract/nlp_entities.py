@@ -135,7 +135,7 @@ _QUANTITY = frozenset(
     "years year days day months month weeks week hours hours minutes times people men women km miles metres "
     "meters feet percent per million billion thousand hundred kg tons tonnes".split()
 )
-_DESIGNATOR = re.compile(r"[0-9]{1,4}(?:-[0-9A-Za-z]{1,4})?[A-Za-z]{0,2}")
+_DESIGNATOR = re.compile(r"[0-9]{1,4}(?:-[0-9A-Za-z]{1,4})?[A-Za-z]{0,2}(?:['’]s)?")
 
 
 def _designator(text: str, tokens: list[_Token], index: int) -> bool:
@@ -145,14 +145,15 @@ def _designator(text: str, tokens: list[_Token], index: int) -> bool:
     name, not a year, not a quantity ("5 km", "3 years") and not the start of "1,000" or "3.5".
     """
     token = tokens[index]
-    if token.kind is not _Kind.NUMBER or not _DESIGNATOR.fullmatch(token.text) or _YEAR.fullmatch(token.text):
+    number = token.text[:-2] if _possessive(token.text) else token.text
+    if token.kind is not _Kind.NUMBER or not _DESIGNATOR.fullmatch(token.text) or _YEAR.fullmatch(number):
         return False
     if not _joined(text, tokens[index - 1], token) or _possessive(tokens[index - 1].text):
         return False
     if text[token.end : token.end + 2][:1] in {",", "."} and text[token.end + 1 : token.end + 2].isdigit():
         return False
     following = tokens[index + 1] if index + 1 < len(tokens) else None
-    if following is None or not _joined(text, token, following):
+    if following is None or number != token.text or not _joined(text, token, following):
         return True
     return following.kind is not _Kind.WORD and following.text.lower() not in _QUANTITY
 

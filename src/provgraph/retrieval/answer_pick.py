@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from provgraph.extract.clean_text import blank_markup, strip_markers
+from provgraph.extract.nlp_entities import candidates as name_candidates
 from provgraph.extract.nlp_sentences import is_terminated, split_sentences
 from provgraph.librarian.lexical import query_terms
 from provgraph.models.base import Embedder
@@ -35,6 +36,9 @@ _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\b(january|february|march|apri
 _PLACE = re.compile(r"\b(in|at|near|from|to)\s+(the\s+)?[A-Z][\w-]+")
 _NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
                      r"|thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b", re.IGNORECASE)
+_MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+_FULL_DATE = re.compile(rf"\b{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}\b|\b\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}\b", re.IGNORECASE)
+_WIKI_RESIDUE = re.compile(r"\]\]|\[\[|\{\{|\}\}|\|")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+")
 _CITING = re.compile(r"\b(retrieved|archived|isbn|doi)\b|https?://", re.IGNORECASE)
 _WH = frozenset("what which how many much long old year date".split())
@@ -57,6 +61,8 @@ def question_type(question: str) -> str | None:
     q = question.lower()
     if re.search(r"\bhow (many|much|long|old|far|large|big|tall|high)\b|\bwhat (number|percentage|population)\b", q):
         return "number"
+    if re.search(r"\b(what|which) (date|day)\b", q):
+        return "date"
     if re.search(r"\bwhen\b|\bwhat (year|date|century|decade)\b|\bwhich (year|century)\b|\bin what year\b", q):
         return "when"
     if re.search(r"\bwhere\b|\bwhich (city|country|place|town)\b|\bwhat (city|country|place|town)\b", q):
@@ -69,6 +75,8 @@ def question_type(question: str) -> str | None:
 def _answers_type(kind: str | None, sentence: str, question_words: set[str]) -> bool:
     if kind == "when":
         return bool(_YEAR.search(sentence))
+    if kind == "date":
+        return bool(_FULL_DATE.search(sentence))
     if kind == "number":
         return bool(_NUMBER.search(sentence))
     if kind == "where":
@@ -96,6 +104,24 @@ class _Candidate:
     base: float = 0.0
 
 
+def question_names(question: str) -> list[str]:
+    """The names the question mentions ("Apollo 13", "Dennis Ritchie"), longest first."""
+    found = [c.label for c in name_candidates(question, 0, len(question), frozenset()) if c.named]
+    return sorted(dict.fromkeys(found), key=lambda n: -len(n))
+
+
+def _has(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def _after_residue(quote: str) -> str:
+    """The part of a sentence after leftover wiki/table syntax (``]]``, ``{{``, ``|``), else the sentence."""
+    if quote.startswith("File:"):
+        return ""
+    parts = _WIKI_RESIDUE.split(quote)
+    return parts[-1].strip() if len(parts) > 1 else quote
+
+
 def _candidates(passages: Sequence[tuple[str, str, int]]) -> list[_Candidate]:
     out: list[_Candidate] = []
     for chunk, text, rank in passages:
@@ -103,8 +129,9 @@ def _candidates(passages: Sequence[tuple[str, str, int]]) -> list[_Candidate]:
         sentences = [s for s in split_sentences(clean)]
         previous = ""
         for i, s in enumerate(sentences):
-            quote = strip_markers(s.text)
+            quote = _after_residue(strip_markers(s.text))
             first = i == 0 and s.offset > 0 or (i == 0 and quote[:1].islower())
+            first = first or not (quote[:1].isalnum() or quote[:1] in "\"“‘'(")
             usable = (is_terminated(quote) and _MIN_CHARS <= len(quote) <= _MAX_CHARS and not first
                       and not _CITING.search(quote))
             if usable:
@@ -136,13 +163,27 @@ def pick_sentences(
     terms = list(dict.fromkeys(terms))
     n = len(cands)
     weight = {t: math.log(1.0 + n / (1.0 + sum(t in c.stems for c in cands))) for t in terms}
-    total = sum(weight.values()) or 1.0
+    # a name of the question counts whole ("Apollo 13", not any "13"); its last word alone half
+    for name in question_names(question):
+        key = "\x00" + name
+        last = name.split()[-1]
+        for c in cands:
+            if _has(c.text, name):
+                c.stems.add(key)
+            elif len(name.split()) > 1 and len(last) > 3 and not last.isdigit() and _has(c.text, last):
+                c.stems.add(key + "\x00half")
+        weight[key] = math.log(1.0 + n / (1.0 + sum(key in c.stems for c in cands)))
+        weight[key + "\x00half"] = 0.5 * weight[key]
+    terms = list(weight)
+    total = sum(w for t, w in weight.items() if not t.endswith("\x00half")) or 1.0
     sims = embedder.embed([c.text for c in cands]) @ vector
     kind = question_type(question)
     qwords = set(terms)
     for c, sim in zip(cands, sims.tolist()):
         coverage = sum(w for t, w in weight.items() if t in c.stems) / total
         typed = 0.25 if _answers_type(kind, c.text, qwords) else 0.0
+        if kind in ("when", "date") and _FULL_DATE.search(c.text):
+            typed += 0.1
         c.base = coverage + 0.35 * float(sim) + typed + c.prior
     chosen: list[_Candidate] = []
     covered: set[str] = set()
