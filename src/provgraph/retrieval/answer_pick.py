@@ -27,7 +27,7 @@ from provgraph.extract.nlp_sentences import is_terminated, split_sentences
 from provgraph.librarian.lexical import query_terms
 from provgraph.models.base import Embedder
 
-__all__ = ["Pick", "pick_sentences", "question_type", "stem"]
+__all__ = ["Pick", "pick_sentences", "question_type", "question_parts", "question_names", "stem"]
 
 _PRONOUN = re.compile(r"^(he|she|it|they|his|her|its|their|this|these|those|there|the latter|the former)\b",
                       re.IGNORECASE)
@@ -54,6 +54,21 @@ def stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix)]
     return w[:-1] if w.endswith("y") and len(w) > 4 else w
+
+
+_PART_SPLIT = re.compile(
+    r"\s*(?:,\s*and|;|,\s*while|\?\s*and|\band)\s+(?=(?:who|whom|whose|what|which|when|where|why|how|in|on|at|from|"
+    r"to|for|by|with)\b)", re.IGNORECASE)
+
+
+def question_parts(question: str) -> list[str]:
+    """The sub-questions of a question that asks two things ("Who commanded Apollo 13, and who …?").
+
+    >>> question_parts("Who built it, and when did it open?")
+    ['Who built it', 'when did it open?']
+    """
+    parts = [p.strip() for p in _PART_SPLIT.split(question) if p and p.strip()]
+    return parts if len(parts) > 1 and all(len(query_terms(p)) >= 1 for p in parts) else [question]
 
 
 def question_type(question: str) -> str | None:
@@ -143,6 +158,39 @@ def _candidates(passages: Sequence[tuple[str, str, int]]) -> list[_Candidate]:
     return out
 
 
+def _score(question: str, vector: np.ndarray, sims: np.ndarray, cands: Sequence[_Candidate]) -> tuple[
+        list[float], dict[str, float], float]:
+    """Base scores of the candidates for one (sub-)question, with its term weights and their total."""
+    n = len(cands)
+    marks = [set(c.stems) for c in cands]
+    terms = list(dict.fromkeys(stem(t) for t in query_terms(question) if t not in _WH))
+    weight = {t: math.log(1.0 + n / (1.0 + sum(t in m for m in marks))) for t in terms}
+    # a name of the question counts whole ("Apollo 13", not any "13"); its last word alone half
+    for name in question_names(question):
+        key = "\x00" + name
+        last = name.split()[-1]
+        for c, m in zip(cands, marks):
+            if _has(c.text, name):
+                m.add(key)
+            elif len(name.split()) > 1 and len(last) > 3 and not last.isdigit() and _has(c.text, last):
+                m.add(key + "\x00half")
+        weight[key] = math.log(1.0 + n / (1.0 + sum(key in m for m in marks)))
+        weight[key + "\x00half"] = 0.5 * weight[key]
+    total = sum(w for t, w in weight.items() if not t.endswith("\x00half")) or 1.0
+    kind = question_type(question)
+    qwords = set(weight)
+    scores = []
+    for c, m, sim in zip(cands, marks, sims.tolist()):
+        coverage = sum(w for t, w in weight.items() if t in m) / total
+        typed = 0.25 if _answers_type(kind, c.text, qwords) else 0.0
+        if kind in ("when", "date") and _FULL_DATE.search(c.text):
+            typed += 0.1
+        scores.append(coverage + 0.35 * float(sim) + typed + c.prior)
+    for c, m in zip(cands, marks):
+        c.stems = m
+    return scores, weight, total
+
+
 def pick_sentences(
     question: str,
     vector: np.ndarray,
@@ -151,7 +199,10 @@ def pick_sentences(
     *,
     limit: int = 3,
 ) -> list[Pick]:
-    """Up to ``limit`` quotes answering ``question`` from ``(chunk, text, rank)`` passages, best first."""
+    """Up to ``limit`` quotes answering ``question`` from ``(chunk, text, rank)`` passages, best first.
+
+    A question of two parts gets the best quote for each part first.
+    """
     found = _candidates(passages)
     unique: dict[str, _Candidate] = {}
     for c in found:
@@ -159,35 +210,22 @@ def pick_sentences(
     cands = list(unique.values())
     if not cands:
         return []
-    terms = [stem(t) for t in query_terms(question) if t not in _WH]
-    terms = list(dict.fromkeys(terms))
-    n = len(cands)
-    weight = {t: math.log(1.0 + n / (1.0 + sum(t in c.stems for c in cands))) for t in terms}
-    # a name of the question counts whole ("Apollo 13", not any "13"); its last word alone half
-    for name in question_names(question):
-        key = "\x00" + name
-        last = name.split()[-1]
-        for c in cands:
-            if _has(c.text, name):
-                c.stems.add(key)
-            elif len(name.split()) > 1 and len(last) > 3 and not last.isdigit() and _has(c.text, last):
-                c.stems.add(key + "\x00half")
-        weight[key] = math.log(1.0 + n / (1.0 + sum(key in c.stems for c in cands)))
-        weight[key + "\x00half"] = 0.5 * weight[key]
-    terms = list(weight)
-    total = sum(w for t, w in weight.items() if not t.endswith("\x00half")) or 1.0
-    sims = embedder.embed([c.text for c in cands]) @ vector
-    kind = question_type(question)
-    qwords = set(terms)
-    for c, sim in zip(cands, sims.tolist()):
-        coverage = sum(w for t, w in weight.items() if t in c.stems) / total
-        typed = 0.25 if _answers_type(kind, c.text, qwords) else 0.0
-        if kind in ("when", "date") and _FULL_DATE.search(c.text):
-            typed += 0.1
-        c.base = coverage + 0.35 * float(sim) + typed + c.prior
+    matrix = embedder.embed([c.text for c in cands])
+    base, weight, total = _score(question, vector, matrix @ vector, cands)
+    for c, score in zip(cands, base):
+        c.base = score
     chosen: list[_Candidate] = []
-    covered: set[str] = set()
-    used = 0
+    parts = question_parts(question)
+    if len(parts) > 1:
+        part_vectors = embedder.embed(parts)
+        for part, part_vector in zip(parts, part_vectors):
+            scores, _, _ = _score(part, part_vector, matrix @ part_vector, cands)
+            order = sorted(range(len(cands)), key=lambda i: -scores[i])
+            best = next((cands[i] for i in order if cands[i] not in chosen), None)
+            if best is not None and len(chosen) < limit:
+                chosen.append(best)
+    covered = {t for c in chosen for t in weight if t in c.stems}
+    used = sum(len(c.text) for c in chosen)
     while len(chosen) < limit:
         best, best_score = None, -math.inf
         for c in cands:
@@ -201,5 +239,5 @@ def pick_sentences(
             break
         chosen.append(best)
         used += len(best.text)
-        covered |= {t for t in terms if t in best.stems}
+        covered |= {t for t in weight if t in best.stems}
     return [Pick(c.text, c.chunk, c.base) for c in chosen]

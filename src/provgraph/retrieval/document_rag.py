@@ -36,7 +36,7 @@ from provgraph.rdf.ids import (
     new_session_id,
 )
 from provgraph.rdf.terms import Iri
-from provgraph.retrieval.answer_pick import pick_sentences
+from provgraph.retrieval.answer_pick import pick_sentences, question_parts
 from provgraph.retrieval.hybrid import Finding, HybridRetriever
 from provgraph.retrieval.sources import chunk_sources
 from provgraph.retrieval.synthesis import with_marker
@@ -206,7 +206,11 @@ class DocumentRag:
         if self.doc_limit <= 0:
             return []
         if self.retriever is not None:
-            ranked = self.retriever.chunks(question, query_vector, self.doc_limit)
+            parts = question_parts(question)
+            if len(parts) > 1:
+                ranked = self.retriever.chunks_for_parts(parts, self.embedder.embed(parts), self.doc_limit)
+            else:
+                ranked = self.retriever.chunks(question, query_vector, self.doc_limit)
             texts = self.librarian.texts([r.id for r in ranked], missing_ok=True)
             kept = [r for r in ranked if r.id in texts]
             return [Passage(rank, Iri(r.id), texts[r.id], r.score, r.found) for rank, r in enumerate(kept, start=1)]

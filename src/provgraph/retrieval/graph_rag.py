@@ -48,7 +48,7 @@ from provgraph.retrieval.edge_select import (
     select_with_llm,
     similarities,
 )
-from provgraph.retrieval.answer_pick import pick_sentences
+from provgraph.retrieval.answer_pick import pick_sentences, question_parts
 from provgraph.retrieval.graph_paths import boost_scores
 from provgraph.retrieval.graph_walk import WalkLimits, seed_entities, walk
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
@@ -216,7 +216,9 @@ class GraphRag:
             return seed_entities(self.entity_index, vectors, self.params.entity_limit)
         text = " ".join([run.question, *run.concepts])
         run.entities = self.retriever.entities(text, vectors, self.params.entity_limit)
-        run.chunks = self.retriever.chunks(run.question, vectors[0], 10)
+        parts = question_parts(run.question)
+        part_vectors = self.embedder.embed(parts) if len(parts) > 1 else vectors[:1]
+        run.chunks = self.retriever.chunks_for_parts(parts, part_vectors, 10)
         return [Iri(r.id) for r in run.entities]
 
     def _record(self, run: _Run, usage: Usage | None) -> LlmCall | None:

@@ -121,6 +121,19 @@ class HybridRetriever:
                 content.append(r)
         return (content + demoted)[:k]
 
+    def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:
+        """Chunks for a question of several parts: each part's best chunks, interleaved, each once (at most 2k)."""
+        if len(parts) == 1:
+            return self.chunks(parts[0], None if vectors is None else np.atleast_2d(vectors)[0], k)
+        lists = [self.chunks(part, None if vectors is None else np.atleast_2d(vectors)[i], k)
+                 for i, part in enumerate(parts)]
+        out: dict[str, Ranked] = {}
+        for row in range(k):
+            for ranked in lists:
+                if row < len(ranked):
+                    out.setdefault(ranked[row].id, ranked[row])
+        return list(out.values())[: 2 * k]
+
     def entities(self, question: str, vectors: np.ndarray | None, k: int) -> list[Ranked]:
         """The ``k`` entities the question names: exact labels in it first, then fused lexical + dense."""
         if k < 1:
