@@ -116,6 +116,8 @@ class _Candidate:
     chunk: str
     stems: set[str]
     prior: float
+    before: str = ""
+    pronoun: bool = False
     base: float = 0.0
 
 
@@ -150,10 +152,11 @@ def _candidates(passages: Sequence[tuple[str, str, int]]) -> list[_Candidate]:
             usable = (is_terminated(quote) and _MIN_CHARS <= len(quote) <= _MAX_CHARS and not first
                       and not _CITING.search(quote))
             if usable:
-                if previous and _PRONOUN.match(quote) and len(previous) + len(quote) < _MAX_CHARS:
+                pronoun = bool(_PRONOUN.match(quote))
+                if previous and pronoun and len(previous) + len(quote) < _MAX_CHARS:
                     quote = f"{previous} {quote}"
                 words = {stem(w) for w in re.findall(r"\w+", quote)}
-                out.append(_Candidate(quote, chunk, words, 0.15 / rank))
+                out.append(_Candidate(quote, chunk, words, 0.15 / rank, clean[: s.offset], pronoun))
             previous = quote if is_terminated(quote) else ""
     return out
 
@@ -170,10 +173,11 @@ def _score(question: str, vector: np.ndarray, sims: np.ndarray, cands: Sequence[
         key = "\x00" + name
         last = name.split()[-1]
         for c, m in zip(cands, marks):
-            if _has(c.text, name):
-                m.add(key)
-            elif len(name.split()) > 1 and len(last) > 3 and not last.isdigit() and _has(c.text, last):
-                m.add(key + "\x00half")
+            if _has(c.text, name) or (c.pronoun and _has(c.before, name)):
+                m.add(key)  # a pronoun after the name in the same passage stands for it
+            elif _has(c.before, name) or (
+                    len(name.split()) > 1 and len(last) > 3 and not last.isdigit() and _has(c.text, last)):
+                m.add(key + "\x00half")  # the passage is about it, or the surname alone
         weight[key] = math.log(1.0 + n / (1.0 + sum(key in m for m in marks)))
         weight[key + "\x00half"] = 0.5 * weight[key]
     total = sum(w for t, w in weight.items() if not t.endswith("\x00half")) or 1.0
