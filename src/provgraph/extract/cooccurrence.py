@@ -2,7 +2,10 @@
 
 Entities from capitalised names and recurring noun phrases, definitions from copular sentences,
 and one relationship per pair of entities in a sentence (the connecting phrase, or "related to").
-Same subgraph provenance as every extractor, with no ``tg:llmModel``.
+Name variants of one chunk ("Rutherford" beside "Ernest Rutherford") are one entity, and the
+variant is recorded as a fact ``(entity, skos:altLabel, "Rutherford")`` of the chunk's subgraph,
+so the merge is explained by its source and goes with it. Same subgraph provenance as every
+extractor, with no ``tg:llmModel``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import unicodedata
 
 from provgraph import __version__
 from provgraph.errors import InputError
+from provgraph.extract.aliases import alias_map
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.clean_text import blank_markup
 from provgraph.extract.entities import FactBuilder
@@ -41,15 +45,24 @@ class CooccurrenceExtractor:
         text = blank_markup(unicodedata.normalize("NFC", chunk.text))
         analysis = analyse(text, max_relations_per_sentence=self._max)
         b = FactBuilder(self._base)
+        aliases = alias_map(m.label for m in analysis.entities)
+        name = lambda label: aliases.get(label, label)  # noqa: E731
         skipped = 0
+        for short, full in aliases.items():
+            try:
+                b.alias(full, short)
+            except InputError:
+                skipped += 1
         for d in analysis.definitions:
             try:
-                b.definition(d.label, d.text)
+                b.definition(name(d.label), d.text)
             except InputError:
                 skipped += 1
         for r in analysis.relations:
+            if name(r.subject) == name(r.object):
+                continue  # a name and its own variant: no relation
             try:
-                b.relation(r.subject, r.predicate, r.object)
+                b.relation(name(r.subject), r.predicate, name(r.object))
             except InputError:
                 skipped += 1
         return Extraction(tuple(b.facts), b.label_quads(), b.entities(), dropped=skipped)

@@ -13,12 +13,12 @@ import re
 from provgraph.librarian.base import Librarian
 from provgraph.librarian.lexical import LexicalIndex
 from provgraph.rdf.terms import Iri, Literal
-from provgraph.rdf.vocab import RDFS
+from provgraph.rdf.vocab import RDFS, SKOS
 from provgraph.store.oxigraph import OxigraphStore
 
 __all__ = ["sync_chunks", "sync_entities", "ALT_LABEL"]
 
-ALT_LABEL = Iri("http://www.w3.org/2004/02/skos/core#altLabel")
+ALT_LABEL = SKOS.altLabel
 _PREDICATE = re.compile(r"[:/#]rel/")
 _BATCH = 200
 
