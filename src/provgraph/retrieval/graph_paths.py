@@ -83,5 +83,5 @@ def boost_scores(
             out[i] += SEED_BOOST
         ranks = [chunk_rank[c] for c in edge_chunks.get(e, ()) if c in chunk_rank]
         if ranks:
-            out[i] += CHUNK_BOOST / min(ranks)
+            out[i] += CHUNK_BOOST * (0.5 + 0.5 / min(ranks))
     return out

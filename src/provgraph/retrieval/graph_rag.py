@@ -50,7 +50,7 @@ from provgraph.retrieval.edge_select import (
 )
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
 from provgraph.retrieval.graph_paths import boost_scores
-from provgraph.retrieval.graph_walk import WalkLimits, seed_entities, walk
+from provgraph.retrieval.graph_walk import WalkLimits, chunk_facts, seed_entities, walk
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
 from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.sources import edge_sources
@@ -72,6 +72,7 @@ from provgraph.vectors.base import VectorIndex
 __all__ = ["GraphRag", "GraphRagParams", "GROUNDING_SCHEMA"]
 
 Clock = Callable[[], datetime]
+_POOL = 8  # chunks of the selected edges an extractive answer quotes from, best hybrid-ranked first
 
 GROUNDING_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -196,6 +197,8 @@ class GraphRag:
         seeds = self._seeds(run, vectors)
         p = self.params
         edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size))
+        if run.chunks:
+            edges = list(dict.fromkeys(edges + chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]])))
         exploration = ids.exploration_iri(run.sid)
         yield run.writer.step("exploration", exploration, exploration_quads(
             exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,
@@ -310,6 +313,6 @@ class GraphRag:
         """Sentences of the selected edges' chunks that answer the question (best hybrid-ranked chunks first)."""
         order = {r.id: i for i, r in enumerate(run.chunks, start=1)}
         ranked = sorted((c for c in chunks if c in texts), key=lambda c: (order.get(c, len(order) + 1), chunks.index(c)))
-        passages = [(c, texts[c], rank) for rank, c in enumerate(ranked, start=1)]
+        passages = [(c, texts[c], rank) for rank, c in enumerate(ranked[:_POOL], start=1)]
         picks = pick_sentences(run.question, question, self.embedder, passages, limit=3)
         return [Quote(p.text, (p.chunk,)) for p in picks]
