@@ -197,8 +197,9 @@ class GraphRag:
         seeds = self._seeds(run, vectors)
         p = self.params
         edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size))
-        if run.chunks:
-            edges = list(dict.fromkeys(edges + chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]])))
+        if run.chunks:  # the best passages' facts first (up to half the budget), then the walk
+            facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2)
+            edges = list(dict.fromkeys(facts + edges))[: p.max_subgraph_size]
         exploration = ids.exploration_iri(run.sid)
         yield run.writer.step("exploration", exploration, exploration_quads(
             exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,
