@@ -28,7 +28,7 @@ from provgraph.vectors.base import VectorIndex
 
 __all__ = ["Finding", "Ranked", "fuse", "HybridRetriever", "RRF_K", "LEXICAL", "DENSE"]
 
-RRF_K = 60
+RRF_K = 10
 """The reciprocal-rank-fusion constant: a result at rank r adds 1 / (RRF_K + r)."""
 LEXICAL = "lexical"
 DENSE = "dense"
@@ -60,19 +60,26 @@ class Ranked:
         return next((f for f in self.found if f.retriever == retriever), None)
 
 
-def fuse(lists: Mapping[str, Sequence[tuple[str, float]]], *, k: int = RRF_K) -> list[Ranked]:
-    """Reciprocal rank fusion of ranked ``(id, score)`` lists, best first (ties by id).
+WEIGHTS = {LEXICAL: 1.0, DENSE: 0.3}
+"""Each retriever's weight in the fusion: the static embedder finds less than keywords (bench/lexical.py)."""
+
+
+def fuse(lists: Mapping[str, Sequence[tuple[str, float]]], *, k: int = RRF_K,
+         weights: Mapping[str, float] | None = None) -> list[Ranked]:
+    """Weighted reciprocal rank fusion of ranked ``(id, score)`` lists, best first (ties by id).
 
     >>> [r.id for r in fuse({"lexical": [("a", 3.0), ("b", 1.0)], "dense": [("b", 0.9)]})]
     ['b', 'a']
     """
     scores: dict[str, float] = {}
     found: dict[str, list[Finding]] = {}
+    weights = WEIGHTS if weights is None else weights
     for name, ranked in lists.items():
+        weight = weights.get(name, 1.0)
         for rank, (ident, score) in enumerate(ranked, start=1):
             if any(f.retriever == name for f in found.get(ident, ())):
                 continue
-            scores[ident] = scores.get(ident, 0.0) + 1.0 / (k + rank)
+            scores[ident] = scores.get(ident, 0.0) + weight / (k + rank)
             found.setdefault(ident, []).append(Finding(name, rank, float(score)))
     order = sorted(scores, key=lambda i: (-scores[i], i))
     return [Ranked(i, scores[i], tuple(found[i])) for i in order]

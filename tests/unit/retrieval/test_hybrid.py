@@ -56,7 +56,7 @@ def test_fusion_records_each_retrievers_rank_and_score() -> None:
     fused = fuse({LEXICAL: [("a", 7.5), ("b", 2.0)], DENSE: [("b", 0.8), ("c", 0.5)]})
     assert [r.id for r in fused] == ["b", "a", "c"]
     assert fused[0].found == (Finding(LEXICAL, 2, 2.0), Finding(DENSE, 1, 0.8))
-    assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
+    assert fused[0].score == pytest.approx(1 / (10 + 2) + 0.3 / (10 + 1))  # weighted RRF, k = 10
 
 
 def test_duplicates_collapse_and_a_link_list_never_outranks_content(parts) -> None:
