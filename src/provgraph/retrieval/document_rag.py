@@ -7,7 +7,8 @@ with an id (``[1]``, ``[2]``…) the answer cites; the synthesis records the cit
 Without an LLM the answer is extractive: the sentences of the retrieved chunks that best answer
 the question (:mod:`~provgraph.retrieval.answer_pick`), each with its chunk's marker
 (``… in 1898 [2].``, as GraphRAG's extractive answers). With a :class:`HybridRetriever`, chunks
-come from lexical + dense retrieval fused by rank (each passage says which retriever found it). Any failure ends the stream with one
+come from lexical + dense retrieval fused by rank (each passage says which retriever found it).
+Any failure ends the stream with one
 ``ErrorMessage``; the steps already written stay.
 """
 

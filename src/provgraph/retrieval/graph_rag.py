@@ -313,7 +313,8 @@ class GraphRag:
     def _quotes(self, run: _Run, question: np.ndarray, chunks: list[str], texts: dict[str, str]) -> list[Quote]:
         """Sentences of the selected edges' chunks that answer the question (best hybrid-ranked chunks first)."""
         order = {r.id: i for i, r in enumerate(run.chunks, start=1)}
-        ranked = sorted((c for c in chunks if c in texts), key=lambda c: (order.get(c, len(order) + 1), chunks.index(c)))
+        position = {c: i for i, c in enumerate(chunks)}
+        ranked = sorted((c for c in chunks if c in texts), key=lambda c: (order.get(c, len(order) + 1), position[c]))
         passages = [(c, texts[c], rank) for rank, c in enumerate(ranked[:_POOL], start=1)]
         picks = pick_sentences(run.question, question, self.embedder, passages, limit=3)
         return [Quote(p.text, (p.chunk,)) for p in picks]
