@@ -46,7 +46,10 @@ class CooccurrenceExtractor:
         analysis = analyse(text, max_relations_per_sentence=self._max)
         b = FactBuilder(self._base)
         aliases = alias_map(m.label for m in analysis.entities)
-        name = lambda label: aliases.get(label, label)  # noqa: E731
+
+        def name(label: str) -> str:
+            return aliases.get(label, label)
+
         skipped = 0
         for short, full in aliases.items():
             try:

@@ -108,9 +108,12 @@ def chunk_facts(store: OxigraphStore, chunks: Sequence[Iri], *, skip: frozenset[
     """
     if not chunks:
         return []
-    order = {c: i for i, c in enumerate(chunks)}
+    order: dict[object, int] = {c: i for i, c in enumerate(chunks)}
     rows = store.select(_CHUNK_FACTS.format(values=" ".join(str(c) for c in dict.fromkeys(chunks))))
-    found = sorted(((order.get(r["chunk"], len(order)), r["t"]) for r in rows if isinstance(r.get("t"), TripleTerm)),
-                   key=lambda pair: pair[0])
-    out = dict.fromkeys(t for _, t in found if t.p not in skip)  # type: ignore[union-attr]
-    return list(out)[:limit]  # type: ignore[arg-type]
+    found: list[tuple[int, TripleTerm]] = []
+    for r in rows:
+        fact = r.get("t")
+        if isinstance(fact, TripleTerm) and fact.p not in skip:
+            found.append((order.get(r.get("chunk"), len(order)), fact))
+    found.sort(key=lambda pair: pair[0])
+    return list(dict.fromkeys(t for _, t in found))[:limit]
