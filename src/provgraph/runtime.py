@@ -18,12 +18,14 @@ from provgraph.extract.base import Extractor
 from provgraph.extract.pipeline import ExtractionPipeline
 from provgraph.ingest.pipeline import DocumentLoader
 from provgraph.layout import CollectionRef, forget_part, note_part, verify_part
+from provgraph.librarian.lexical import Fts5Index
 from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.models.base import ChatModel, Embedder
 from provgraph.models.factory import build_chat_model, build_embedder
 from provgraph.rdf.terms import Iri
 from provgraph.retrieval.document_rag import DocumentRag
 from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+from provgraph.retrieval.hybrid import HybridRetriever
 from provgraph.store.collections import create_collection, open_store
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.usearch_index import UsearchIndex, open_index
@@ -66,6 +68,18 @@ class Runtime:
         if not existed:
             note_part(self.ref, "librarian")
         return lib
+
+    @cached_property
+    def lexical(self) -> Fts5Index:
+        """The lexical (BM25, SQLite FTS5) index of chunk texts and entity labels, beside the librarian."""
+        index = Fts5Index(self.librarian.path)
+        self._opened.append(index)
+        return index
+
+    def retriever(self) -> HybridRetriever:
+        """Hybrid (lexical + dense) retrieval of chunks and entities."""
+        return HybridRetriever(self.lexical, self.librarian, self.store, chunk_index=self.chunk_index,
+                               entity_index=self.entity_index)
 
     @cached_property
     def llm(self) -> ChatModel | None:
@@ -175,12 +189,14 @@ class Runtime:
     def graph_rag(self, params: GraphRagParams | None = None) -> GraphRag:
         """The GraphRAG engine (limits from the settings unless given)."""
         return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
-                        params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces)
+                        params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces,
+                        retriever=self.retriever())
 
     def document_rag(self) -> DocumentRag:
         """The Document RAG engine."""
         return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
-                           doc_limit=self.settings.doc_limit, trace=self.settings.traces)
+                           doc_limit=self.settings.doc_limit, trace=self.settings.traces,
+                           retriever=self.retriever())
 
     def close(self) -> None:
         """Close everything this runtime opened (newest first)."""

@@ -70,12 +70,14 @@ def test_every_marker_of_every_demo_trace_resolves_from_the_store(corpus_setting
 def test_chunks_keep_their_rank_score_and_retriever(corpus_settings: Settings) -> None:
     with Runtime(corpus_settings, create=False, llm=None) as rt:
         final = collect(rt.document_rag().ask(DOC_QUESTION))
-        hits = rt.chunk_index.search(rt.embedder.embed([DOC_QUESTION])[0], corpus_settings.doc_limit)
+        ranked = rt.retriever().chunks(DOC_QUESTION, rt.embedder.embed([DOC_QUESTION])[0], corpus_settings.doc_limit)
         data = trace_json(load_trace(rt.store, final.session_id))
     chunks = data["exploration"]["chunks"]
+    # the trace keeps retrieval's order, fused score and the retrievers that found each chunk
     assert [(c["chunk"], c["rank"], c["retriever"]) for c in chunks] == [
-        (h.payload["chunk"], rank, "dense") for rank, h in enumerate(hits, start=1)]
-    assert [c["score"] for c in chunks] == pytest.approx([h.score for h in hits])
+        (r.id, rank, "+".join(f.retriever for f in r.found)) for rank, r in enumerate(ranked, start=1)]
+    assert {c["retriever"] for c in chunks} <= {"lexical", "dense", "lexical+dense"}
+    assert [c["score"] for c in chunks] == pytest.approx([r.score for r in ranked])
 
 
 def _trace_quads(rt: Runtime) -> set:

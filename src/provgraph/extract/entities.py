@@ -89,6 +89,13 @@ class FactBuilder:
         self.definitions.setdefault(iri, body)
         return self.add(iri, SKOS.definition, Literal(body))
 
+    def alias(self, entity: str, variant: str) -> TripleTerm:
+        """``(entity, skos:altLabel, "variant")``: another name of the entity, as a contained fact."""
+        body = normalise_label(variant)
+        if not body:
+            raise InputError(f"empty alias for {entity!r}")
+        return self.add(self.entity(entity), SKOS.altLabel, Literal(body))
+
     def typed(self, entity: str, cls: Iri) -> TripleTerm:
         """``(entity, rdf:type, class)``."""
         return self.add(self.entity(entity), RDF.type, cls)

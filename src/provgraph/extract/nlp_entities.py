@@ -7,6 +7,8 @@ are dropped; months, nationality adjectives and titles alone are not names. A no
 is a run of 1-4 lowercase content words between stop words, verbs, numbers and punctuation.
 A capitalised stop word inside a sentence starts a name when a name follows ("New Zealand").
 A capitalised first word that the text mostly writes in lowercase counts as lowercase.
+A short number right after a name is part of it ("Boeing 747", "Terminal 5"), and so are
+roman numerals and codes, which are capitalised words ("Louis XIV", "Airbus A320").
 """
 
 from __future__ import annotations
@@ -128,6 +130,34 @@ def _chain_end(text: str, tokens: list[_Token], index: int) -> int | None:
     return None
 
 
+_YEAR = re.compile(r"(1[0-9]|20)[0-9]{2}")
+_QUANTITY = frozenset(
+    "years year days day months month weeks week hours hours minutes times people men women km miles metres "
+    "meters feet percent per million billion thousand hundred kg tons tonnes".split()
+)
+_DESIGNATOR = re.compile(r"[0-9]{1,4}(?:-[0-9A-Za-z]{1,4})?[A-Za-z]{0,2}(?:['’]s)?")
+
+
+def _designator(text: str, tokens: list[_Token], index: int) -> bool:
+    """True when token ``index`` is a number that is part of the name before it.
+
+    "Boeing 747", "Terminal 5", "Windows 11", "Apollo 11": a short number right after a
+    name, not a year, not a quantity ("5 km", "3 years") and not the start of "1,000" or "3.5".
+    """
+    token = tokens[index]
+    number = token.text[:-2] if _possessive(token.text) else token.text
+    if token.kind is not _Kind.NUMBER or not _DESIGNATOR.fullmatch(token.text) or _YEAR.fullmatch(number):
+        return False
+    if not _joined(text, tokens[index - 1], token) or _possessive(tokens[index - 1].text):
+        return False
+    if text[token.end : token.end + 2][:1] in {",", "."} and text[token.end + 1 : token.end + 2].isdigit():
+        return False
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if following is None or number != token.text or not _joined(text, token, following):
+        return True
+    return following.kind is not _Kind.WORD and following.text.lower() not in _QUANTITY
+
+
 def _name_runs(text: str, tokens: list[_Token]) -> Iterator[tuple[int, int]]:
     index = 0
     while index < len(tokens):
@@ -139,6 +169,9 @@ def _name_runs(text: str, tokens: list[_Token]) -> Iterator[tuple[int, int]]:
             left, right = tokens[end - 1], tokens[end]
             touching = _joined(text, left, right) or _initial(text, left, right)
             if right.kind is _Kind.NAME and touching:
+                end += 1
+                continue
+            if _designator(text, tokens, end):
                 end += 1
                 continue
             after = _chain_end(text, tokens, end)

@@ -12,6 +12,7 @@ import hashlib
 from importlib import resources
 from typing import Any
 
+from provgraph.extract.clean_text import blank_markup
 from provgraph.models.base import Message, system, user
 
 __all__ = ["load_prompt", "chunk_messages", "delimiter_for", "LIST_ITEM_LIMIT", "TEXT_LIMIT", "NAME_LIMIT", "obj", "arr", "text"]
@@ -32,7 +33,8 @@ def delimiter_for(text: str) -> str:
 
 
 def chunk_messages(instructions: str, chunk_text: str) -> list[Message]:
-    """System instructions, then the chunk as delimited data in the user message."""
+    """System instructions, then the chunk as delimited data in the user message (markup blanked)."""
+    chunk_text = blank_markup(chunk_text)
     tag = delimiter_for(chunk_text)
     framing = (
         f"\n\nThe text to analyse is given between the lines <<{tag}>> and <</{tag}>>. "

@@ -85,7 +85,7 @@ RDFS = Namespace(
 )
 XSD = Namespace("xsd", "http://www.w3.org/2001/XMLSchema#", ["string", "integer", "double", "dateTime"])
 DC = Namespace("dc", "http://purl.org/dc/elements/1.1/", ["title", "source", "date", "creator"])
-SKOS = Namespace("skos", "http://www.w3.org/2004/02/skos/core#", ["definition"])
+SKOS = Namespace("skos", "http://www.w3.org/2004/02/skos/core#", ["definition", "altLabel"])
 OWL = Namespace(
     "owl",
     "http://www.w3.org/2002/07/owl#",
@@ -120,7 +120,8 @@ GRAPH_RETRIEVAL = Iri("urn:graph:retrieval")
 
 # Edges GraphRAG drops after traversal: schema and labelling, not knowledge.
 SCHEMA_PREDICATES: frozenset[Iri] = frozenset(
-    {RDFS.label, RDFS.comment, RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range, RDF.type}
+    {RDFS.label, RDFS.comment, RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range, RDF.type,
+     SKOS.altLabel}
 )
 
 

@@ -4,8 +4,11 @@ Each step is written to ``urn:graph:retrieval`` as it completes and streamed as 
 question → exploration (the chunks, in rank order) → answer pieces → synthesis → ``Final``.
 With an LLM the answer is generated in one streamed call from the chunks' texts, each shown
 with an id (``[1]``, ``[2]``…) the answer cites; the synthesis records the cited chunks.
-Without an LLM the answer is extractive: the sentences of the retrieved chunks most similar to
-the question, each with its chunk's marker (``… in 1898 [2].``, as GraphRAG's extractive answers). Any failure ends the stream with one
+Without an LLM the answer is extractive: the sentences of the retrieved chunks that best answer
+the question (:mod:`~provgraph.retrieval.answer_pick`), each with its chunk's marker
+(``… in 1898 [2].``, as GraphRAG's extractive answers). With a :class:`HybridRetriever`, chunks
+come from lexical + dense retrieval fused by rank (each passage says which retriever found it).
+Any failure ends the stream with one
 ``ErrorMessage``; the steps already written stay.
 """
 
@@ -20,8 +23,7 @@ import numpy as np
 
 from provgraph.errors import InputError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final, Source
-from provgraph.extract.nlp import split_sentences
-from provgraph.extract.nlp_sentences import is_terminated
+from provgraph.extract.clean_text import FOOTNOTE
 from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Embedder, Message, system, user
 from provgraph.provenance.citations import ChunkChoice, chunk_selection_quads, citation_quads
@@ -38,6 +40,8 @@ from provgraph.rdf.ids import (
 )
 from provgraph.rdf.terms import Iri
 from provgraph.retrieval.markers import doc_rag_citations
+from provgraph.retrieval.answer_pick import pick_sentences, question_parts
+from provgraph.retrieval.hybrid import Finding, HybridRetriever
 from provgraph.retrieval.sources import chunk_sources
 from provgraph.retrieval.synthesis import with_marker
 from provgraph.retrieval.trace import TraceWriter, UsageTally
@@ -69,14 +73,22 @@ def _utcnow() -> datetime:
 
 @dataclass(frozen=True, slots=True)
 class Passage:
-    """A retrieved chunk shown to the answerer: rank (1-based, its marker number), IRI, text, score,
-    and the retriever that found it."""
+    """A retrieved chunk shown to the answerer: rank (1-based, its marker number), IRI, text, score.
+
+    ``found`` says which retriever(s) found it, at what rank and score (hybrid retrieval); ``retriever``
+    names them for the trace.
+    """
 
     rank: int
     chunk: Iri
     text: str
     score: float
-    retriever: str = "dense"
+    found: tuple[Finding, ...] = ()
+
+    @property
+    def retriever(self) -> str:
+        """The retrievers that found this chunk, as recorded in the trace ('lexical+dense', or 'dense')."""
+        return "+".join(f.retriever for f in self.found) or "dense"
 
     @property
     def marker(self) -> str:
@@ -102,7 +114,8 @@ def cited_markers(answer: str, count: int) -> tuple[list[int], list[int]]:
 
 
 def _prompt(question: str, passages: Sequence[Passage]) -> list[Message]:
-    shown = "\n\n".join(f"{p.marker} {p.text.strip()}" for p in passages)
+    # the source's own footnote markers ("[8]") are dropped so that only passage ids look like citations
+    shown = "\n\n".join(f"{p.marker} {FOOTNOTE.sub('', p.text).strip()}" for p in passages)
     return [system(_SYSTEM), user(f"Passages:\n\n{shown}\n\nQuestion: {question}")]
 
 
@@ -123,6 +136,7 @@ class DocumentRag:
         doc_limit: int = 5,
         clock: Callable[[], datetime] = _utcnow,
         trace: bool = True,
+        retriever: HybridRetriever | None = None,
     ) -> None:
         self.store = store
         self.librarian = librarian
@@ -131,6 +145,7 @@ class DocumentRag:
         self.llm = llm
         self.doc_limit = doc_limit
         self.clock = clock
+        self.retriever = retriever
         self.trace = TraceWriter(store, enabled=trace)
 
     async def ask(
@@ -155,7 +170,7 @@ class DocumentRag:
         yield self.trace.step("question", q, docrag_question_quads(q, query=question, started=started,
                                                                     informed_by=informed_by))
         query_vector = self.embedder.embed([question])[0]
-        passages = self._retrieve(query_vector)
+        passages = self._retrieve(question, query_vector)
         x = docrag_exploration_iri(sid)
         choices = [ChunkChoice(chunk_selection_iri(x, p.rank), p.chunk, p.rank, p.score, p.retriever)
                    for p in passages]
@@ -188,7 +203,7 @@ class DocumentRag:
                 warnings.append("the answer cites no passage")
             cited = [passages[n - 1] for n in numbers]
         else:
-            answer, cited = self._extract(query_vector, passages)
+            answer, cited = self._extract(question, query_vector, passages)
             yield AnswerPiece(text=answer, end_of_stream=True)
         document = docrag_answer_iri(sid)
         if self.trace.enabled:
@@ -201,35 +216,35 @@ class DocumentRag:
         yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages),
                     usage=tally.total(), warnings=tuple(warnings))
 
-    def _retrieve(self, query_vector: np.ndarray) -> list[Passage]:
-        """The top chunks whose text the librarian has, ranked 1..n."""
-        hits = self.chunk_index.search(query_vector, self.doc_limit) if self.doc_limit > 0 else []
+    def _retrieve(self, question: str, query_vector: np.ndarray) -> list[Passage]:
+        """The top chunks whose text the librarian has, ranked 1..n (hybrid when a retriever is set)."""
+        if self.doc_limit <= 0:
+            return []
+        if self.retriever is not None:
+            parts = question_parts(question)
+            if len(parts) > 1:
+                ranked = self.retriever.chunks_for_parts(parts, self.embedder.embed(parts), self.doc_limit)
+            else:
+                ranked = self.retriever.chunks(question, query_vector, self.doc_limit)
+            texts = self.librarian.texts([r.id for r in ranked], missing_ok=True)
+            kept = [r for r in ranked if r.id in texts]
+            return [Passage(rank, Iri(r.id), texts[r.id], r.score, r.found) for rank, r in enumerate(kept, start=1)]
+        hits = self.chunk_index.search(query_vector, self.doc_limit)
         ids = [h.payload.get("chunk", h.id) for h in hits]
         texts = self.librarian.texts(ids, missing_ok=True)
         found = [(Iri(i), texts[i], h.score) for i, h in zip(ids, hits) if i in texts]
         return [Passage(rank, chunk, text, score) for rank, (chunk, text, score) in enumerate(found, start=1)]
 
-    def _extract(self, query_vector: np.ndarray, passages: Sequence[Passage]) -> tuple[str, list[Passage]]:
-        """The best sentences (by similarity to the question), each citing its chunk: ``… in 1898 [2].``"""
-        found = [(" ".join(s.text.split()), p) for p in passages for s in split_sentences(p.text)]
-        found = [(text, p) for text, p in found if text]
-        prose = [(text, p) for text, p in found if is_terminated(text)]
-        candidates = prose or found  # headings only when there is nothing else
-        if not candidates:
+    def _extract(self, question: str, query_vector: np.ndarray,
+                 passages: Sequence[Passage]) -> tuple[str, list[Passage]]:
+        """The sentences that best answer the question, each citing its chunk: ``… in 1898 [2].``"""
+        by_chunk = {p.chunk.value: p for p in passages}
+        picks = pick_sentences(question, query_vector, self.embedder,
+                               [(p.chunk.value, p.text, p.rank) for p in passages], limit=EXTRACT_SENTENCES)
+        if not picks:
             return NO_PASSAGES, []
-        scores = self.embedder.embed([s for s, _ in candidates]) @ query_vector
-        order = np.argsort(-scores, kind="stable")
-        chosen: list[tuple[str, Passage]] = []
-        seen: set[str] = set()
-        for i in order:
-            text, passage = candidates[int(i)]
-            if text not in seen:
-                seen.add(text)
-                chosen.append((text, passage))
-            if len(chosen) == EXTRACT_SENTENCES:
-                break
-        answer = " ".join(with_marker(text, passage.marker) for text, passage in chosen)
-        return answer, list({passage.rank: passage for _, passage in chosen}.values())
+        answer = " ".join(with_marker(pick.text, by_chunk[pick.chunk].marker) for pick in picks)
+        return answer, list({pick.chunk: by_chunk[pick.chunk] for pick in picks}.values())
 
     def _sources(self, passages: Sequence[Passage]) -> tuple[Source, ...]:
         """Each passage traced to page/section and document, with its marker (one store query)."""

@@ -49,8 +49,11 @@ from provgraph.retrieval.edge_select import (
     select_with_llm,
     similarities,
 )
+from provgraph.retrieval.answer_pick import pick_sentences, question_parts
 from provgraph.retrieval.evidence import with_evidence
-from provgraph.retrieval.graph_walk import WalkLimits, seed_entities, walk
+from provgraph.retrieval.graph_paths import boost_scores
+from provgraph.retrieval.graph_walk import WalkLimits, chunk_facts, seed_entities, walk
+from provgraph.retrieval.hybrid import HybridRetriever, Ranked
 from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.markers import graph_rag_citations
 from provgraph.retrieval.sources import edge_sources
@@ -58,7 +61,9 @@ from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,
     NOTHING_CITABLE,
     NOTHING_RELEVANT,
+    Quote,
     cite,
+    cited_only,
     extractive_answer,
     render,
     synthesis_messages,
@@ -70,6 +75,7 @@ from provgraph.vectors.base import VectorIndex
 __all__ = ["GraphRag", "GraphRagParams", "GROUNDING_SCHEMA"]
 
 Clock = Callable[[], datetime]
+_POOL = 8  # chunks of the selected edges an extractive answer quotes from, best hybrid-ranked first
 
 GROUNDING_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -136,6 +142,8 @@ class _Run:
     warnings: list[str] = field(default_factory=list)
     concepts: list[str] = field(default_factory=list)
     grounding: Iri | None = None
+    entities: list[Ranked] = field(default_factory=list)
+    chunks: list[Ranked] = field(default_factory=list)
 
 
 class GraphRag:
@@ -152,7 +160,9 @@ class GraphRag:
         *,
         clock: Clock = _utcnow,
         trace: bool = True,
+        retriever: HybridRetriever | None = None,
     ) -> None:
+        self.retriever = retriever
         self.store = store
         self.librarian = librarian
         self.embedder = embedder
@@ -190,9 +200,12 @@ class GraphRag:
             else:
                 yield await self._ground(run, self.llm)
         vectors = self.embedder.embed([run.question, *run.concepts])
-        seeds = seed_entities(self.entity_index, vectors, self.params.entity_limit)
+        seeds = self._seeds(run, vectors)
         p = self.params
         edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size))
+        if run.chunks:  # the best passages' facts first (up to half the budget), then the walk
+            facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2)
+            edges = list(dict.fromkeys(facts + edges))[: p.max_subgraph_size]
         exploration = ids.exploration_iri(run.sid)
         yield run.writer.step("exploration", exploration, exploration_quads(
             exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,
@@ -206,6 +219,17 @@ class GraphRag:
             llm=self._record(run, selection.usage), embedding_model=self.embedder.name))
         async for event in self._synthesise(run, vectors[0], [s.edge for s in selection.chosen], focus):
             yield event
+
+    def _seeds(self, run: _Run, vectors: np.ndarray) -> list[Iri]:
+        """Entities to start from: hybrid (names in the question, then lexical + dense) or dense only."""
+        if self.retriever is None:
+            return seed_entities(self.entity_index, vectors, self.params.entity_limit)
+        text = " ".join([run.question, *run.concepts])
+        run.entities = self.retriever.entities(text, vectors, self.params.entity_limit)
+        parts = question_parts(run.question)
+        part_vectors = self.embedder.embed(parts) if len(parts) > 1 else vectors[:1]
+        run.chunks = self.retriever.chunks_for_parts(parts, part_vectors, 10)
+        return [Iri(r.id) for r in run.entities]
 
     def _record(self, run: _Run, usage: Usage | None) -> LlmCall | None:
         return None if usage is None else run.tally.add(usage)
@@ -227,6 +251,13 @@ class GraphRag:
 
     async def _select(self, run: _Run, question: np.ndarray, edges: list[LabelledEdge]) -> Selection:
         scores = similarities(self.embedder, question, edges)
+        if self.retriever is not None and edges:
+            found = edge_sources(self.store, [e.edge for e in edges])
+            scores = boost_scores(
+                [e.edge for e in edges], scores,
+                linked=[Iri(r.id) for r in run.entities if r.exact][:4],
+                chunk_rank={r.id: i for i, r in enumerate(run.chunks, start=1)},
+                edge_chunks={e: [s.chunk for s in v] for e, v in found.items()})
         edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
         if self.llm is None:
             return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity)
@@ -259,10 +290,13 @@ class GraphRag:
                 yield AnswerPiece(text=answer)
         else:
             chunks = list(dict.fromkeys(src.chunk for e in chosen for src in found.get(e.edge, ())))
-            quotes = extractive_answer(question, self.embedder, chosen, found,
-                                       self.librarian.texts(chunks, missing_ok=True),
-                                       limit=self.params.answer_sentences)
+            texts = self.librarian.texts(chunks, missing_ok=True)
+            quotes = self._quotes(run, question, chunks, texts)
+            if not quotes:
+                quotes = extractive_answer(question, self.embedder, chosen, found, texts,
+                                           limit=self.params.answer_sentences)
             citations = cite([e.edge for e in chosen], found, first=[c for q in quotes for c in q.chunks])
+            citations = cited_only(citations, [c for q in quotes for c in q.chunks])
             sentences = render(quotes, citations)
             if not sentences:
                 sentences = [NOTHING_CITABLE]
@@ -271,6 +305,9 @@ class GraphRag:
                 yield AnswerPiece(text=sentence if i == 0 else " " + sentence)
             answer = " ".join(sentences)
         yield AnswerPiece(text="", end_of_stream=True)
+        if self.llm is not None and chosen:
+            cited = [c for c, m in citations.by_chunk.items() if m in answer]
+            citations = cited_only(citations, cited) if cited else citations
         document = ids.graph_rag_answer_iri(run.sid)
         if run.writer.enabled:
             self.librarian.add([NewRecord(document.value, "answer", answer, title=run.question)])
@@ -282,3 +319,12 @@ class GraphRag:
         ) + citation_quads(synthesis, cited))
         yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
                     warnings=tuple(run.warnings))
+
+    def _quotes(self, run: _Run, question: np.ndarray, chunks: list[str], texts: dict[str, str]) -> list[Quote]:
+        """Sentences of the selected edges' chunks that answer the question (best hybrid-ranked chunks first)."""
+        order = {r.id: i for i, r in enumerate(run.chunks, start=1)}
+        position = {c: i for i, c in enumerate(chunks)}
+        ranked = sorted((c for c in chunks if c in texts), key=lambda c: (order.get(c, len(order) + 1), position[c]))
+        passages = [(c, texts[c], rank) for rank, c in enumerate(ranked[:_POOL], start=1)]
+        picks = pick_sentences(run.question, question, self.embedder, passages, limit=3)
+        return [Quote(p.text, (p.chunk,)) for p in picks]

@@ -20,7 +20,12 @@ from provgraph.rdf.vocab import SCHEMA_PREDICATES
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.base import VectorIndex
 
-__all__ = ["WalkLimits", "seed_entities", "walk"]
+__all__ = ["WalkLimits", "seed_entities", "walk", "chunk_facts"]
+
+_CHUNK_FACTS = (
+    "SELECT ?chunk ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES ?chunk {{ {values} }} "
+    "?sg prov:wasDerivedFrom ?chunk ; tg:contains ?t . }} }}"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,3 +97,23 @@ def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]
     out = list(islice(_knowledge(store.match(s=term, g=None), skip), limit))
     out += islice(_knowledge(store.match(o=term, g=None), skip), limit)
     return out
+
+
+def chunk_facts(store: OxigraphStore, chunks: Sequence[Iri], *, skip: frozenset[Iri] = SCHEMA_PREDICATES,
+                limit: int = 60) -> list[TripleTerm]:
+    """Facts extracted from ``chunks`` (their subgraphs), in chunk order, each once, at most ``limit``.
+
+    The hybrid chunk retrieval's entry into the graph: the facts of the best-ranked passages are
+    explored beside the edges walked from the seed entities.
+    """
+    if not chunks:
+        return []
+    order: dict[object, int] = {c: i for i, c in enumerate(chunks)}
+    rows = store.select(_CHUNK_FACTS.format(values=" ".join(str(c) for c in dict.fromkeys(chunks))))
+    found: list[tuple[int, TripleTerm]] = []
+    for r in rows:
+        fact = r.get("t")
+        if isinstance(fact, TripleTerm) and fact.p not in skip:
+            found.append((order.get(r.get("chunk"), len(order)), fact))
+    found.sort(key=lambda pair: pair[0])
+    return list(dict.fromkeys(t for _, t in found))[:limit]

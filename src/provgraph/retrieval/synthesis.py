@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from provgraph.events import Source
+from provgraph.extract.clean_text import strip_markers
 from provgraph.extract.nlp import split_sentences
 from provgraph.extract.nlp_sentences import is_terminated
 from provgraph.models.base import Embedder, Message, system, user
@@ -30,6 +31,7 @@ __all__ = [
     "NOTHING_CITABLE",
     "Citations",
     "cite",
+    "cited_only",
     "synthesis_messages",
     "Quote",
     "extractive_answer",
@@ -74,6 +76,13 @@ def cite(
     return Citations(tuple(out), by_edge, by_chunk)
 
 
+def cited_only(citations: Citations, chunks: Sequence[str]) -> Citations:
+    """The citations restricted to the sources of ``chunks`` (what the answer cites); markers unchanged."""
+    keep = set(chunks)
+    sources = tuple(s for s in citations.sources if s.chunk in keep)
+    return Citations(sources, citations.by_edge, citations.by_chunk)
+
+
 def synthesis_messages(question: str, edges: Sequence[LabelledEdge], citations: Citations) -> list[Message]:
     """The synthesis prompt: the selected edges only, each followed by its citation markers."""
     facts = []
@@ -92,8 +101,14 @@ def synthesis_messages(question: str, edges: Sequence[LabelledEdge], citations: 
 
 
 def with_marker(sentence: str, marker: str) -> str:
-    """The sentence on one line with ``marker`` before its final punctuation."""
-    flat = " ".join(sentence.split())
+    """The quote on one line, free of markup and footnote markers, each of its sentences with ``marker``
+    before its final punctuation (a quote may hold a sentence and the one before it)."""
+    flat = strip_markers(sentence)
+    parts = [" ".join(s.text.split()) for s in split_sentences(flat)] or [flat]
+    return " ".join(_mark_one(part, marker) for part in parts if part)
+
+
+def _mark_one(flat: str, marker: str) -> str:
     end = _END.search(flat)
     if end is None:
         return f"{flat} {marker}."

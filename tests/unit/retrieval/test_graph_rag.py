@@ -122,8 +122,8 @@ def test_selected_edges_keep_their_original_terms(world: World) -> None:
                 GRAPH_RETRIEVAL) in focus
 
 
-def test_sources_list_every_supporting_document_with_offsets_that_slice_back(world: World) -> None:
-    events = ask(world, scripted(jsonl(DISCOVERED)))
+def test_sources_list_every_cited_document_with_offsets_that_slice_back(world: World) -> None:
+    events = ask(world, scripted(jsonl(DISCOVERED), answer="Marie Curie discovered polonium [1][2]."))
     sources = final(events).sources
     assert {s.document for s in sources} == {world.docs["curie"].value, world.docs["radium"].value}
     assert {s.marker for s in sources} == {"[1]", "[2]"}
@@ -133,6 +133,11 @@ def test_sources_list_every_supporting_document_with_offsets_that_slice_back(wor
         parent = world.librarian.get(s.chunk).parent_id
         assert world.librarian.text(parent)[s.offset : s.offset + s.length] == chunk_text  # type: ignore[arg-type]
         assert "marie curie" in chunk_text.lower() and "polonium" in chunk_text.lower()
+
+
+def test_sources_not_cited_by_the_answer_are_not_listed(world: World) -> None:
+    sources = final(ask(world, scripted(jsonl(DISCOVERED)))).sources  # the answer cites [1] only
+    assert [s.marker for s in sources] == ["[1]"]
 
 
 def test_synthesis_sees_only_the_selected_edges_with_their_markers(world: World) -> None:

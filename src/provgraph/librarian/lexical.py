@@ -1,0 +1,151 @@
+"""The lexical (BM25) index beside the librarian: chunk texts and entity labels, SQLite FTS5.
+
+One file ``<librarian dir>/lexical.sqlite3`` holds one FTS5 table per kind (``chunk``, ``entity``,
+so each has its own term statistics); each row is ``(id, stamp, text)`` and ``stamp`` tells whether the text
+changed (a content hash, or the labels themselves). The index is derived data: it can be
+dropped and rebuilt from the librarian and the store at any time (see
+:mod:`provgraph.retrieval.lexical_sync`). Scores are FTS5's BM25, sign flipped (higher is better).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from provgraph.errors import StoreError
+
+__all__ = ["LexicalHit", "LexicalIndex", "Fts5Index", "LEXICAL_DB", "query_terms"]
+
+LEXICAL_DB = "lexical.sqlite3"
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset(
+    "a an and are as at be been by did do does for from had has have he her his how i in into is it its "
+    "of on or she that the their them they this to was were what when where which who whom whose why "
+    "will with you your".split()
+)
+KINDS = ("chunk", "entity")
+_SCHEMA = "".join(
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS lexical_{kind} USING fts5("
+    "id UNINDEXED, stamp UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 2');\n"
+    for kind in KINDS
+)
+
+
+def _table(kind: str) -> str:
+    if kind not in KINDS:
+        raise ValueError(f"unknown lexical kind {kind!r}")
+    return f"lexical_{kind}"
+
+
+def query_terms(text: str) -> list[str]:
+    """The searchable words of ``text``: lower-cased, stop words dropped, each once, in order.
+
+    >>> query_terms("Who discovered the Boeing 747?")
+    ['discovered', 'boeing', '747']
+    """
+    words = [w.lower() for w in _WORD.findall(text)]
+    return list(dict.fromkeys(w for w in words if w not in _STOP and (len(w) > 1 or w.isdigit())))
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    """One lexical match: the record's id, its BM25 score (higher is better) and 1-based rank."""
+
+    id: str
+    score: float
+    rank: int
+
+
+@runtime_checkable
+class LexicalIndex(Protocol):
+    """A keyword index of texts by kind; derived data, rebuildable."""
+
+    def stamps(self, kind: str) -> dict[str, str]:
+        """Every indexed id of ``kind`` with its stamp."""
+        ...
+
+    def put(self, kind: str, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Insert or replace ``(id, stamp, text)`` rows (one transaction)."""
+        ...
+
+    def remove(self, kind: str, ids: Iterable[str]) -> None:
+        """Forget these ids of ``kind`` (unknown ids are ignored)."""
+        ...
+
+    def search(self, kind: str, query: str, k: int) -> list[LexicalHit]:
+        """The ``k`` best matches of the query's words (any of them), best first."""
+        ...
+
+    def close(self) -> None:
+        """Release the file."""
+        ...
+
+
+class Fts5Index:
+    """:class:`LexicalIndex` in SQLite FTS5, in folder ``path``. Thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path / LEXICAL_DB, isolation_level=None, check_same_thread=False,
+                                       timeout=10.0)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the lexical index in {self.path}: {exc}") from exc
+
+    def stamps(self, kind: str) -> dict[str, str]:
+        with self._lock:
+            rows = self._db.execute(f"SELECT id, stamp FROM {_table(kind)}").fetchall()
+        return {i: s for i, s in rows}
+
+    def put(self, kind: str, rows: Sequence[tuple[str, str, str]]) -> None:
+        table = _table(kind)
+        if not rows:
+            return
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for ident, stamp, text in rows:
+                    self._db.execute(f"DELETE FROM {table} WHERE id = ?", (ident,))
+                    self._db.execute(f"INSERT INTO {table} (id, stamp, body) VALUES (?, ?, ?)", (ident, stamp, text))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def remove(self, kind: str, ids: Iterable[str]) -> None:
+        table = _table(kind)
+        gone = list(ids)
+        if not gone:
+            return
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(f"DELETE FROM {table} WHERE id = ?", [(i,) for i in gone])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def search(self, kind: str, query: str, k: int) -> list[LexicalHit]:
+        table = _table(kind)
+        terms = query_terms(query)
+        if not terms or k < 1:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        sql = f"SELECT id, bm25({table}) AS s FROM {table} WHERE {table} MATCH ? ORDER BY s LIMIT ?"
+        with self._lock:
+            rows = self._db.execute(sql, (f"body : ({match})", k)).fetchall()
+        return [LexicalHit(ident, -float(score), rank) for rank, (ident, score) in enumerate(rows, start=1)]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,180 @@
+"""Hybrid retrieval: the lexical (BM25) index and the dense vector index, fused by reciprocal rank.
+
+Every result says which retriever found it, at what rank and with what score
+(:class:`Finding`), so a trace can explain why a chunk or an entity was chosen. Chunks
+whose text is identical (same content hash) collapse into the best-ranked one, and
+reference / link-list / boilerplate chunks are ranked after every content chunk
+(:func:`~provgraph.retrieval.boilerplate.is_boilerplate`). Entities are found from the
+question's words against their labels and aliases (an exact label inside the question ranks
+first), and by vector similarity of the question to their labels.
+
+Before each search the lexical index is brought in step with the librarian (chunks) and the
+store (entity labels), see :mod:`provgraph.retrieval.lexical_sync`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from provgraph.librarian.base import Librarian
+from provgraph.librarian.lexical import LexicalIndex, query_terms
+from provgraph.retrieval.boilerplate import is_boilerplate
+from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
+from provgraph.store.oxigraph import OxigraphStore
+from provgraph.vectors.base import VectorIndex
+
+__all__ = ["Finding", "Ranked", "fuse", "HybridRetriever", "RRF_K", "LEXICAL", "DENSE"]
+
+RRF_K = 10
+"""The reciprocal-rank-fusion constant: a result at rank r adds 1 / (RRF_K + r)."""
+LEXICAL = "lexical"
+DENSE = "dense"
+_POOL = 30
+_MAX_NGRAM = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """How one retriever found a result: its name, 1-based rank and own score."""
+
+    retriever: str
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A fused result: id, fused score, and every retriever's finding (for the trace)."""
+
+    id: str
+    score: float
+    found: tuple[Finding, ...]
+    demoted: bool = False
+    exact: bool = False
+
+    def by(self, retriever: str) -> Finding | None:
+        """This result's finding by ``retriever``, if that retriever found it."""
+        return next((f for f in self.found if f.retriever == retriever), None)
+
+
+WEIGHTS = {LEXICAL: 1.0, DENSE: 0.3}
+"""Each retriever's weight in the fusion: the static embedder finds less than keywords (bench/lexical.py)."""
+
+
+def fuse(lists: Mapping[str, Sequence[tuple[str, float]]], *, k: int = RRF_K,
+         weights: Mapping[str, float] | None = None) -> list[Ranked]:
+    """Weighted reciprocal rank fusion of ranked ``(id, score)`` lists, best first (ties by id).
+
+    >>> [r.id for r in fuse({"lexical": [("a", 3.0), ("b", 1.0)], "dense": [("b", 0.9)]})]
+    ['b', 'a']
+    """
+    scores: dict[str, float] = {}
+    found: dict[str, list[Finding]] = {}
+    weights = WEIGHTS if weights is None else weights
+    for name, ranked in lists.items():
+        weight = weights.get(name, 1.0)
+        for rank, (ident, score) in enumerate(ranked, start=1):
+            if any(f.retriever == name for f in found.get(ident, ())):
+                continue
+            scores[ident] = scores.get(ident, 0.0) + weight / (k + rank)
+            found.setdefault(ident, []).append(Finding(name, rank, float(score)))
+    order = sorted(scores, key=lambda i: (-scores[i], i))
+    return [Ranked(i, scores[i], tuple(found[i])) for i in order]
+
+
+def _ngrams(words: Sequence[str]) -> set[str]:
+    return {" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(len(words), i + _MAX_NGRAM) + 1)}
+
+
+class HybridRetriever:
+    """Chunks and entities by lexical + dense retrieval over one collection."""
+
+    def __init__(self, lexical: LexicalIndex, librarian: Librarian, store: OxigraphStore, *,
+                 chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None) -> None:
+        self.lexical = lexical
+        self.librarian = librarian
+        self.store = store
+        self.chunk_index = chunk_index
+        self.entity_index = entity_index
+        self._hashes: dict[str, str] = {}
+
+    def chunks(self, question: str, vector: np.ndarray | None, k: int) -> list[Ranked]:
+        """The ``k`` best chunks: fused, duplicates collapsed, boilerplate after content."""
+        if k < 1:
+            return []
+        self._hashes = sync_chunks(self.lexical, self.librarian)
+        pool = max(_POOL, 4 * k)
+        lists: dict[str, list[tuple[str, float]]] = {
+            LEXICAL: [(h.id, h.score) for h in self.lexical.search("chunk", question, pool)]}
+        if vector is not None and self.chunk_index is not None:
+            hits = self.chunk_index.search(vector, pool)
+            lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
+        fused = [r for r in fuse(lists) if r.id in self._hashes]
+        texts = self.librarian.texts([r.id for r in fused], missing_ok=True)
+        seen: set[str] = set()
+        content: list[Ranked] = []
+        demoted: list[Ranked] = []
+        for r in fused:
+            digest = self._hashes[r.id]
+            if digest in seen or r.id not in texts:
+                continue
+            seen.add(digest)
+            if is_boilerplate(texts[r.id]):
+                demoted.append(Ranked(r.id, r.score, r.found, demoted=True))
+            else:
+                content.append(r)
+        return (content + demoted)[:k]
+
+    def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:
+        """Chunks for a question of several parts: each part's best chunks, interleaved, each once (at most 2k)."""
+        if len(parts) == 1:
+            return self.chunks(parts[0], None if vectors is None else np.atleast_2d(vectors)[0], k)
+        lists = [self.chunks(part, None if vectors is None else np.atleast_2d(vectors)[i], k)
+                 for i, part in enumerate(parts)]
+        out: dict[str, Ranked] = {}
+        for row in range(k):
+            for ranked in lists:
+                if row < len(ranked):
+                    out.setdefault(ranked[row].id, ranked[row])
+        return list(out.values())[: 2 * k]
+
+    def entities(self, question: str, vectors: np.ndarray | None, k: int) -> list[Ranked]:
+        """The ``k`` entities the question names: exact labels in it first, then fused lexical + dense."""
+        if k < 1:
+            return []
+        labels = sync_entities(self.lexical, self.store)
+        hits = self.lexical.search("entity", question, max(_POOL, 4 * k))
+        grams = _ngrams(query_terms(question))
+        terms = set(query_terms(question))
+
+        def exactness(ident: str) -> float:
+            names = labels.get(ident, ())
+            best = 0.0
+            for name in names:
+                words = query_terms(name)
+                if not words:
+                    continue
+                if " ".join(words) in grams:
+                    best = max(best, 1.0 + 0.1 * len(words))
+                else:
+                    best = max(best, sum(w in terms for w in words) / len(words))
+            return best
+
+        lexical = sorted(((h.id, h.score) for h in hits), key=lambda hs: (-exactness(hs[0]), -hs[1]))
+        lists: dict[str, list[tuple[str, float]]] = {LEXICAL: lexical}
+        if vectors is not None and self.entity_index is not None:
+            best: dict[str, float] = {}
+            for row in np.atleast_2d(vectors):
+                for hit in self.entity_index.search(row, max(k, 10)):
+                    entity = hit.payload.get("entity")
+                    if isinstance(entity, str) and hit.score > best.get(entity, -2.0):
+                        best[entity] = hit.score
+            lists[DENSE] = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+        fused = fuse(lists)
+        exact = [Ranked(r.id, r.score, r.found, exact=True) for r in fused if exactness(r.id) >= 1.0]
+        exact.sort(key=lambda r: -exactness(r.id))
+        rest = [r for r in fused if exactness(r.id) < 1.0]
+        return (exact + rest)[:k]
