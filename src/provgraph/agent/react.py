@@ -49,7 +49,8 @@ __all__ = ["Agent", "NO_LLM_MESSAGE", "FINAL_ANSWER", "MAX_ITERATIONS"]
 
 NO_LLM_MESSAGE = (
     "the agent needs an LLM: set PROVGRAPH_LLM_BASE_URL and PROVGRAPH_LLM_MODEL "
-    "(an OpenAI-compatible endpoint), or llm_base_url and llm_model in provgraph.toml"
+    "(an OpenAI-compatible endpoint), or PROVGRAPH_LLM_GGUF_PATH (a GGUF file run in-process, "
+    "pip install 'provgraph[local]'), or the same keys in provgraph.toml"
 )
 RAW_LIMIT = 4000
 """Characters of an unparsable LLM step kept as its analysis' thought."""

@@ -17,15 +17,18 @@ STEP_SCHEMA_NAME = "agent_step"
 STEP_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "thought": {"type": "string", "maxLength": 4000},
-        "action": {"type": ["string", "null"], "maxLength": 200},
+        "thought": {"type": "string", "maxLength": 500},
+        "action": {"type": ["string", "null"], "maxLength": 100},
         "arguments": {"type": ["object", "null"]},
-        "final_answer": {"type": ["string", "null"], "maxLength": 20000},
+        "final_answer": {"type": ["string", "null"], "maxLength": 1000},
     },
     "required": ["thought"],
     "additionalProperties": False,
 }
-"""``{"thought", "action", "arguments", "final_answer"}``: exactly one of action / final_answer."""
+"""``{"thought", "action", "arguments", "final_answer"}``: exactly one of action / final_answer.
+
+Bounded for grammar-constrained decoding (:mod:`provgraph.models.bounds`): llama.cpp's grammar
+builder failed on the earlier 4000/20000-character bounds."""
 
 OBSERVATION_LIMIT = 8000
 """Characters of an observation shown back to the LLM (the trace keeps all of it)."""

@@ -4,7 +4,9 @@ Steps, each written to ``urn:graph:retrieval`` AS IT COMPLETES and yielded at on
 question → [grounding] → exploration → focus → answer pieces → synthesis → final. Any failure
 yields one :class:`~provgraph.events.ErrorMessage` and ends the stream; the steps already
 written stay. With an LLM it is called at most three times (grounding, edge selection,
-synthesis); without one (``llm=None``) edges are chosen by embedding similarity and the answer
+synthesis), all within the question's deadline (``question_deadline`` seconds): a step that fails
+or runs out of time falls back to its no-LLM form (no grounding, similarity selection, extractive
+answer), and the trace and warnings say why; without one (``llm=None``) edges are chosen by embedding similarity and the answer
 is extractive, cited sentences of the supporting chunks.
 
 Example::
@@ -16,6 +18,8 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
@@ -24,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from provgraph.config import Settings
-from provgraph.errors import InputError
+from provgraph.errors import InputError, ModelError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final
 from provgraph.librarian.base import Librarian, NewRecord
-from provgraph.models.base import ChatModel, Embedder, Usage, system, user
+from provgraph.models.base import ChatModel, Embedder, StreamResult, Usage, system, user
 from provgraph.provenance.common import LlmCall
 from provgraph.provenance.graph_rag import (
     EdgeChoice,
@@ -45,7 +49,7 @@ from provgraph.retrieval.edge_select import (
     label_edges,
     prefilter,
     select_by_similarity,
-    select_with_llm,
+    select_or_fallback,
     similarities,
 )
 from provgraph.retrieval.graph_walk import WalkLimits, seed_entities, walk
@@ -100,6 +104,7 @@ class GraphRagParams:
     grounding: bool = False
     min_similarity: float = _setting("min_similarity")
     answer_sentences: int = 5
+    question_deadline: float = _setting("question_deadline")
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -111,7 +116,7 @@ class GraphRagParams:
     def from_settings(cls, settings: Settings, **overrides: Any) -> GraphRagParams:
         """Params from settings; ``None`` overrides are ignored."""
         names = ("entity_limit", "triple_limit", "max_subgraph_size", "max_path_length", "edge_score_limit",
-                 "edge_limit", "min_similarity")
+                 "edge_limit", "min_similarity", "question_deadline")
         base = cls(**{n: getattr(settings, n) for n in names})
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
@@ -133,6 +138,11 @@ class _Run:
     warnings: list[str] = field(default_factory=list)
     concepts: list[str] = field(default_factory=list)
     grounding: Iri | None = None
+    deadline: float = float("inf")
+
+    def remaining(self) -> float:
+        """Seconds left before the question's deadline (may be negative)."""
+        return self.deadline - time.monotonic()
 
 
 class GraphRag:
@@ -166,7 +176,8 @@ class GraphRag:
         failed step: it yields an :class:`ErrorMessage` and stops.
         """
         sid = session_id or ids.new_session_id()
-        run = _Run(sid, question, ids.question_iri(sid), TraceWriter(self.store), LabelCache(self.store))
+        run = _Run(sid, question, ids.question_iri(sid), TraceWriter(self.store), LabelCache(self.store),
+                   deadline=time.monotonic() + self.params.question_deadline)
         try:
             async for event in self._steps(run, informed_by):
                 yield event
@@ -182,7 +193,10 @@ class GraphRag:
             if self.llm is None:
                 run.warnings.append("grounding skipped: no LLM configured")
             else:
-                yield await self._ground(run, self.llm)
+                try:
+                    yield await asyncio.wait_for(self._ground(run, self.llm), max(run.remaining(), 0.001))
+                except (ModelError, TimeoutError) as exc:
+                    run.warnings.append(f"grounding skipped: {_why(exc)}")
         vectors = self.embedder.embed([run.question, *run.concepts])
         seeds = seed_entities(self.entity_index, vectors, self.params.entity_limit)
         p = self.params
@@ -224,7 +238,8 @@ class GraphRag:
         edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
         if self.llm is None:
             return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity)
-        selection = await select_with_llm(self.llm, run.question, edges, scores, self.params.edge_limit)
+        selection = await select_or_fallback(self.llm, run.question, edges, scores, self.params.edge_limit,
+                                             self.params.min_similarity, timeout=run.remaining())
         run.warnings += selection.warnings
         return selection
 
@@ -236,22 +251,34 @@ class GraphRag:
         if unsourced:
             run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")
         call: LlmCall | None = None
+        fallback: str | None = None
         if not chosen:
             citations = cite([], found)
             answer = NOTHING_RELEVANT
             yield AnswerPiece(text=answer)
+        elif self.llm is not None and run.remaining() <= 0:
+            fallback = "the question deadline passed before synthesis"
         elif self.llm is not None:
             citations = cite([e.edge for e in chosen], found)
             stream = self.llm.stream(synthesis_messages(run.question, chosen, citations))
-            async for piece in stream:
-                yield AnswerPiece(text=piece)
+            try:
+                async for piece in _until(stream, run):
+                    yield AnswerPiece(text=piece)
+            except (ModelError, TimeoutError) as exc:
+                await stream.aclose()
+                if not stream.text.strip():
+                    fallback = f"the LLM's answer failed: {_why(exc)}"
+                else:
+                    run.warnings.append(f"synthesis: the answer is cut short, {_why(exc)}")
             call = self._record(run, stream.usage)
             answer = stream.text.strip()
-            if not answer:
+            if not answer and fallback is None:
                 answer = EMPTY_ANSWER
                 run.warnings.append("synthesis: the model returned an empty answer")
                 yield AnswerPiece(text=answer)
-        else:
+        if chosen and (self.llm is None or fallback is not None):
+            if fallback is not None:
+                run.warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
             chunks = list(dict.fromkeys(src.chunk for e in chosen for src in found.get(e.edge, ())))
             quotes = extractive_answer(question, self.embedder, chosen, found,
                                        self.librarian.texts(chunks, missing_ok=True),
@@ -269,6 +296,24 @@ class GraphRag:
         self.librarian.add([NewRecord(document.value, "answer", answer, title=run.question)])
         synthesis = ids.synthesis_iri(run.sid)
         yield run.writer.step("synthesis", synthesis, synthesis_quads(
-            synthesis, question=run.question_iri, derived_from=focus, document=document, content=answer, llm=call))
+            synthesis, question=run.question_iri, derived_from=focus, document=document, content=answer, llm=call,
+            reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})"))
         yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
                     warnings=tuple(run.warnings))
+
+
+async def _until(stream: StreamResult, run: _Run) -> AsyncIterator[str]:
+    """The stream's pieces while the question's deadline lasts; TimeoutError after it."""
+    while True:
+        try:
+            piece = await asyncio.wait_for(stream.__anext__(), max(run.remaining(), 0.001))
+        except StopAsyncIteration:
+            return
+        yield piece
+
+
+def _why(exc: BaseException) -> str:
+    """A failed or timed-out LLM step, in a few words."""
+    if isinstance(exc, TimeoutError):
+        return "it ran past the question deadline"
+    return " ".join(str(exc).split())[:200] or type(exc).__name__

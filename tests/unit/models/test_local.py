@@ -129,7 +129,7 @@ def test_stream_counts_tokens_approximately(gguf: Path, stand_in: type[StandInLl
 
     pieces, usage = asyncio.run(run())
     assert pieces == ["Par", "is", "."]
-    assert usage == Usage(3, 3, "local:smol")
+    assert usage == Usage(3, 3, "local:smol", estimated=True)
 
 
 def test_llama_errors_become_model_errors(gguf: Path, stand_in: type[StandInLlama]) -> None:
