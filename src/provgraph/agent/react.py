@@ -68,7 +68,8 @@ def _combine(a: LlmCall | None, b: LlmCall | None) -> LlmCall | None:
         return a or b
     if a.model != b.model:
         return a
-    return LlmCall(a.model, a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens)
+    return LlmCall(a.model, a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens,
+                   a.estimated or b.estimated)
 
 
 @dataclass

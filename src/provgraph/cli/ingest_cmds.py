@@ -44,6 +44,15 @@ def _extract(rt: Runtime, chunks: list[ChunkInput], *, extractors: list[Extracto
     return asyncio.run(go())
 
 
+def _status(loaded: str, counts: Counter[str]) -> str:
+    """The document's load status, unless its extractions failed: all of them, or some."""
+    if counts["failed"] and counts["failed"] == counts["extractions"]:
+        return "extraction failed"
+    if counts["failed"]:
+        return "partly extracted"
+    return loaded
+
+
 def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_files: list[str], fmt: str) -> None:
     by_chunk: dict[str, Counter[str]] = {}
     chunk_doc = {c.iri.value: r.document.value for r in results for c in r.chunks}
@@ -52,10 +61,12 @@ def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_fil
         counts = by_chunk.setdefault(doc, Counter())
         counts["facts"] += o.facts
         counts["failed"] += int(o.failed)
+        counts["extractions"] += 1
     rows = [
         {"document": r.document.value, "title": r.title, "pages": r.pages, "sections": r.sections,
          "chunks": len(r.chunks), "facts": by_chunk.get(r.document.value, Counter())["facts"],
-         "failed_chunks": by_chunk.get(r.document.value, Counter())["failed"], "status": r.status}
+         "failed_chunks": by_chunk.get(r.document.value, Counter())["failed"],
+         "status": _status(r.status, by_chunk.get(r.document.value, Counter()))}
         for r in results
     ]
     if fmt == "json":

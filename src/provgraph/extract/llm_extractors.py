@@ -100,7 +100,8 @@ class LlmExtractor:
         result = await self._llm.complete_json(self.messages(chunk), schema=self._kind.schema, schema_name=self._kind.prompt)
         builder = FactBuilder(self._base)
         skipped = self._kind.apply(builder, result.data)
-        call = LlmCall(result.usage.model, result.usage.input_tokens, result.usage.output_tokens)
+        call = LlmCall(result.usage.model, result.usage.input_tokens, result.usage.output_tokens,
+                       result.usage.estimated)
         notes = (f"{skipped} item(s) with unusable labels skipped",) if skipped else ()
         return Extraction(tuple(builder.facts), builder.label_quads(), builder.entities(), llm=call,
                           dropped=skipped, notes=notes)
