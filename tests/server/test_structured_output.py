@@ -230,3 +230,23 @@ def test_a_server_refusing_stream_options_with_a_500_is_asked_again_without(serv
     completion = run(model(server).stream([user("abcd")]).collect())
     assert completion.text == "ok" and completion.usage == Usage(1, 1, "openai:m", estimated=True)
     assert "stream_options" not in server.requests[1].body
+
+
+def test_config_show_probe_reports_the_negotiated_mode(server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Any) -> None:
+    from tests.cli_runner import run as cli
+
+    server.push(LLAMA_CPP_PYTHON_500, chat('{"answer": "Paris"}'), chat_stream(["Hello"], usage=None))
+    monkeypatch.setenv("PROVGRAPH_HOME", str(tmp_path))
+    monkeypatch.setenv("PROVGRAPH_LLM_BASE_URL", server.base_url)
+    monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "m")
+    r = cli("config", "show", "--probe", "-f", "json")
+    assert r.code == 0, r.err
+    import json
+
+    shown = json.loads(r.out)
+    assert shown["probe_model"] == "openai:m" and shown["probe_structured_output"] == "json_object"
+    assert shown["probe_json_ok"] is True and shown["probe_streaming"] is True
+    assert shown["probe_usage"] == "reported (completions), estimated (streams)"
+    assert [q.body.get("response_format", {}).get("type") for q in server.requests] == [
+        "json_schema", "json_object", None]
