@@ -83,7 +83,7 @@ class Settings(BaseSettings):
     llm_threads: int | None = None
     llm_max_tokens: int = Field(1024, ge=16, description="most output tokens of one LLM call (a schema may ask fewer)")
     question_deadline: float = Field(
-        60.0, gt=0, description="seconds a question may spend on LLM steps before falling back to no-LLM ones"
+        45.0, gt=0, description="seconds a question may spend on LLM steps before falling back to no-LLM ones"
     )
 
     embedder: str = Field("model2vec", description="model2vec | sentence-transformers | openai")

@@ -78,7 +78,8 @@ def ollama_chat(text: str) -> Reply:
 def vllm_chat(text: str, *, finish: str = "stop") -> Reply:
     """vLLM's OpenAI-compatible chat completion."""
     return Reply(body={
-        "id": "chatcmpl-9f4c", "object": "chat.completion", "created": 1733000000, "model": "Qwen/Qwen2.5-1.5B-Instruct",
+        "id": "chatcmpl-9f4c", "object": "chat.completion", "created": 1733000000,
+        "model": "Qwen/Qwen2.5-1.5B-Instruct",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "tool_calls": [],
                                              "reasoning_content": None}, "logprobs": None,
                      "finish_reason": finish, "stop_reason": None}],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -62,7 +63,7 @@ def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_fil
         counts["facts"] += o.facts
         counts["failed"] += int(o.failed)
         counts["extractions"] += 1
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"document": r.document.value, "title": r.title, "pages": r.pages, "sections": r.sections,
          "chunks": len(r.chunks), "facts": by_chunk.get(r.document.value, Counter())["facts"],
          "failed_chunks": by_chunk.get(r.document.value, Counter())["failed"],

@@ -94,7 +94,8 @@ def json_completion(
         closed = close_truncated(text, valid) if cut_off or _looks_truncated(text) else None
         if closed is None:
             if cut_off:
-                raise MalformedOutput(f"{what}: stopped at its token limit before any complete item", raw=text) from None
+                cut = f"{what}: stopped at its token limit before any complete item"
+                raise MalformedOutput(cut, raw=text) from None
             raise
         data = parse_validated(closed, schema, what=what)
     return JsonCompletion(data, text, usage)

@@ -6,8 +6,8 @@ yields one :class:`~provgraph.events.ErrorMessage` and ends the stream; the step
 written stay. With an LLM it is called at most three times (grounding, edge selection,
 synthesis), all within the question's deadline (``question_deadline`` seconds): a step that fails
 or runs out of time falls back to its no-LLM form (no grounding, similarity selection, extractive
-answer), and the trace and warnings say why; without one (``llm=None``) edges are chosen by embedding similarity and the answer
-is extractive, cited sentences of the supporting chunks.
+answer), and the trace and warnings say why; without one (``llm=None``) edges are chosen by
+embedding similarity and the answer is extractive, cited sentences of the supporting chunks.
 
 Example::
 
