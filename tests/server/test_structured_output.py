@@ -251,3 +251,16 @@ def test_config_show_probe_reports_the_negotiated_mode(server: FakeOpenAIServer,
     assert shown["probe_usage"] == "reported (completions), estimated (streams)"
     assert [q.body.get("response_format", {}).get("type") for q in server.requests] == [
         "json_schema", "json_object", None]
+
+
+def test_a_server_wanting_max_completion_tokens_gets_it_from_then_on(server: FakeOpenAIServer) -> None:
+    refusal = error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                         "Use 'max_completion_tokens' instead.", param="max_tokens")
+    server.push(refusal, openai_chat("one"), openai_chat("two"))
+    llm = model(server, max_tokens=64)
+    assert run(llm.complete([user("hi")])).text == "one"
+    assert run(llm.complete([user("hi")])).text == "two"
+    first, second, third = (r.body for r in server.requests)
+    assert first["max_tokens"] == 64 and "max_completion_tokens" not in first
+    for body in (second, third):
+        assert body["max_completion_tokens"] == 64 and "max_tokens" not in body

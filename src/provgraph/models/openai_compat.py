@@ -160,8 +160,9 @@ class OpenAIChatModel:
             "model": self._model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "temperature": temperature,
-            "max_tokens": max_tokens or self._max_tokens,
         }
+        limit = "max_completion_tokens" if "max_tokens" in self._unsupported else "max_tokens"
+        request[limit] = max_tokens or self._max_tokens
         return request
 
     def _state(self) -> tuple[Any, asyncio.Semaphore]:
@@ -267,10 +268,21 @@ class OpenAIChatModel:
             attempt += 1
 
     def _drop_rejected(self, exc: Any, request: dict[str, Any]) -> bool:
-        """On an error naming ``stream_options`` (which we sent), drop it for good; True to resend at once."""
-        if "stream_options" in request and exc.status_code >= 400 and "stream_options" in _error_text(exc).lower():
+        """Adapt a request to an error naming one of its optional fields, for good; True to resend at once.
+
+        ``stream_options`` is dropped; ``max_tokens`` becomes ``max_completion_tokens`` when the
+        server asks for that (OpenAI's reasoning models).
+        """
+        text = _error_text(exc).lower()
+        if exc.status_code < 400:
+            return False
+        if "stream_options" in request and "stream_options" in text:
             self._unsupported.add("stream_options")
             del request["stream_options"]
+            return True
+        if "max_tokens" in request and "max_completion_tokens" in text:
+            self._unsupported.add("max_tokens")
+            request["max_completion_tokens"] = request.pop("max_tokens")
             return True
         return False
 
