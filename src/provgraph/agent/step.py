@@ -41,6 +41,7 @@ At every step reply with exactly one JSON object:
 to use a tool, or, when you can answer:
 {{"thought": "<your reasoning>", "action": null, "arguments": null, "final_answer": "<the answer>"}}
 Give either an action or a final_answer, never both. After each action you get its observation.
+Keep the thought under {thought_limit} characters and the final answer under {answer_limit}.
 
 Tools:
 {tools}"""
@@ -62,7 +63,9 @@ def system_prompt(tools: Sequence[ToolSpec]) -> str:
         f"- {t.name}: {t.description}\n  arguments: {json.dumps(t.parameters, ensure_ascii=False, sort_keys=True)}"
         for t in tools
     ]
-    return _SYSTEM.format(tools="\n".join(lines) if lines else "(none)")
+    limits = STEP_SCHEMA["properties"]
+    return _SYSTEM.format(tools="\n".join(lines) if lines else "(none)", thought_limit=limits["thought"]["maxLength"],
+                          answer_limit=limits["final_answer"]["maxLength"])
 
 
 def parse_step(data: Any, raw: str) -> AgentStep:
