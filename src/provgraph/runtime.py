@@ -180,7 +180,7 @@ class Runtime:
     def document_rag(self) -> DocumentRag:
         """The Document RAG engine."""
         return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
-                           doc_limit=self.settings.doc_limit)
+                           doc_limit=self.settings.doc_limit, question_deadline=self.settings.question_deadline)
 
     def close(self) -> None:
         """Close everything this runtime opened (newest first)."""

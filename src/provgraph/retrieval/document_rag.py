@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from provgraph.errors import InputError
+from provgraph.errors import InputError, ModelError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final, Source
 from provgraph.extract.nlp import split_sentences
 from provgraph.extract.nlp_sentences import is_terminated
@@ -35,6 +35,7 @@ from provgraph.rdf.ids import (
     new_session_id,
 )
 from provgraph.rdf.terms import Iri
+from provgraph.retrieval.deadline import Deadline, until, why
 from provgraph.retrieval.sources import chunk_sources
 from provgraph.retrieval.synthesis import with_marker
 from provgraph.retrieval.trace import TraceWriter, UsageTally
@@ -105,6 +106,8 @@ class DocumentRag:
     """Answers questions from the chunk index; see the module docstring.
 
     ``llm=None`` is the no-LLM mode (extractive answers). ``clock`` gives the question's start time.
+    When the LLM fails or runs past ``question_deadline`` seconds before answering, the answer is
+    extractive too, and the warnings and the synthesis step's ``tg:reasoning`` say why.
     """
 
     def __init__(
@@ -117,6 +120,7 @@ class DocumentRag:
         *,
         doc_limit: int = 5,
         clock: Callable[[], datetime] = _utcnow,
+        question_deadline: float = 45.0,
     ) -> None:
         self.store = store
         self.librarian = librarian
@@ -125,6 +129,7 @@ class DocumentRag:
         self.llm = llm
         self.doc_limit = doc_limit
         self.clock = clock
+        self.question_deadline = question_deadline
         self.trace = TraceWriter(store)
 
     async def ask(
@@ -145,6 +150,7 @@ class DocumentRag:
         if not question.strip():
             raise InputError("the question is empty")
         q = docrag_question_iri(sid)
+        deadline = Deadline(self.question_deadline)
         started = self.clock()
         yield self.trace.step("question", q, docrag_question_quads(q, query=question, started=started,
                                                                     informed_by=informed_by))
@@ -156,17 +162,33 @@ class DocumentRag:
         tally = UsageTally()
         warnings: list[str] = []
         call: LlmCall | None = None
+        fallback: str | None = None
         if not passages:
             answer, cited = NO_PASSAGES, []
             warnings.append("no chunk matched the question")
             yield AnswerPiece(text=answer, end_of_stream=True)
+        elif self.llm is not None and deadline.remaining() <= 0:
+            fallback = "the question deadline passed before synthesis"
         elif self.llm is not None:
             stream = self.llm.stream(_prompt(question, passages))
-            async for piece in stream:
-                yield AnswerPiece(text=piece)
+            try:
+                async for piece in until(stream, deadline):
+                    yield AnswerPiece(text=piece)
+            except (ModelError, TimeoutError) as exc:
+                await stream.aclose()
+                if not stream.text.strip():
+                    fallback = f"the LLM's answer failed: {why(exc)}"
+                else:
+                    warnings.append(f"synthesis: the answer is cut short, {why(exc)}")
             assert stream.usage is not None
             call = tally.add(stream.usage)
             answer = stream.text.strip()
+        if fallback is not None or (passages and self.llm is None):
+            if fallback is not None:
+                warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
+            answer, cited = self._extract(query_vector, passages)
+            yield AnswerPiece(text=answer, end_of_stream=True)
+        elif passages:
             if not answer:
                 answer = EMPTY_ANSWER
                 warnings.append("synthesis: the model returned an empty answer")
@@ -178,15 +200,13 @@ class DocumentRag:
             if not numbers:
                 warnings.append("the answer cites no passage")
             cited = [passages[n - 1] for n in numbers]
-        else:
-            answer, cited = self._extract(query_vector, passages)
-            yield AnswerPiece(text=answer, end_of_stream=True)
         document = docrag_answer_iri(sid)
         self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
         a = docrag_synthesis_iri(sid)
         yield self.trace.step("synthesis", a, synthesis_quads(
             a, question=q, derived_from=x, document=document, content=answer, llm=call,
             cited=[p.chunk for p in cited],
+            reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
         ))
         yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages),
                     usage=tally.total(), warnings=tuple(warnings))

@@ -19,7 +19,6 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
@@ -31,7 +30,7 @@ from provgraph.config import Settings
 from provgraph.errors import InputError, ModelError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final
 from provgraph.librarian.base import Librarian, NewRecord
-from provgraph.models.base import ChatModel, Embedder, StreamResult, Usage, system, user
+from provgraph.models.base import ChatModel, Embedder, Usage, system, user
 from provgraph.provenance.common import LlmCall
 from provgraph.provenance.graph_rag import (
     EdgeChoice,
@@ -43,6 +42,7 @@ from provgraph.provenance.graph_rag import (
 )
 from provgraph.rdf import ids
 from provgraph.rdf.terms import Iri
+from provgraph.retrieval.deadline import Deadline, until, why
 from provgraph.retrieval.edge_select import (
     LabelledEdge,
     Selection,
@@ -138,11 +138,11 @@ class _Run:
     warnings: list[str] = field(default_factory=list)
     concepts: list[str] = field(default_factory=list)
     grounding: Iri | None = None
-    deadline: float = float("inf")
+    deadline: Deadline = field(default_factory=lambda: Deadline(float("inf")))
 
     def remaining(self) -> float:
         """Seconds left before the question's deadline (may be negative)."""
-        return self.deadline - time.monotonic()
+        return self.deadline.remaining()
 
 
 class GraphRag:
@@ -177,7 +177,7 @@ class GraphRag:
         """
         sid = session_id or ids.new_session_id()
         run = _Run(sid, question, ids.question_iri(sid), TraceWriter(self.store), LabelCache(self.store),
-                   deadline=time.monotonic() + self.params.question_deadline)
+                   deadline=Deadline(self.params.question_deadline))
         try:
             async for event in self._steps(run, informed_by):
                 yield event
@@ -196,7 +196,7 @@ class GraphRag:
                 try:
                     yield await asyncio.wait_for(self._ground(run, self.llm), max(run.remaining(), 0.001))
                 except (ModelError, TimeoutError) as exc:
-                    run.warnings.append(f"grounding skipped: {_why(exc)}")
+                    run.warnings.append(f"grounding skipped: {why(exc)}")
         vectors = self.embedder.embed([run.question, *run.concepts])
         seeds = seed_entities(self.entity_index, vectors, self.params.entity_limit)
         p = self.params
@@ -262,14 +262,14 @@ class GraphRag:
             citations = cite([e.edge for e in chosen], found)
             stream = self.llm.stream(synthesis_messages(run.question, chosen, citations))
             try:
-                async for piece in _until(stream, run):
+                async for piece in until(stream, run.deadline):
                     yield AnswerPiece(text=piece)
             except (ModelError, TimeoutError) as exc:
                 await stream.aclose()
                 if not stream.text.strip():
-                    fallback = f"the LLM's answer failed: {_why(exc)}"
+                    fallback = f"the LLM's answer failed: {why(exc)}"
                 else:
-                    run.warnings.append(f"synthesis: the answer is cut short, {_why(exc)}")
+                    run.warnings.append(f"synthesis: the answer is cut short, {why(exc)}")
             call = self._record(run, stream.usage)
             answer = stream.text.strip()
             if not answer and fallback is None:
@@ -301,19 +301,3 @@ class GraphRag:
         yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
                     warnings=tuple(run.warnings))
 
-
-async def _until(stream: StreamResult, run: _Run) -> AsyncIterator[str]:
-    """The stream's pieces while the question's deadline lasts; TimeoutError after it."""
-    while True:
-        try:
-            piece = await asyncio.wait_for(stream.__anext__(), max(run.remaining(), 0.001))
-        except StopAsyncIteration:
-            return
-        yield piece
-
-
-def _why(exc: BaseException) -> str:
-    """A failed or timed-out LLM step, in a few words."""
-    if isinstance(exc, TimeoutError):
-        return "it ran past the question deadline"
-    return " ".join(str(exc).split())[:200] or type(exc).__name__
