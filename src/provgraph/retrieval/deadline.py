@@ -11,9 +11,10 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from provgraph.errors import ModelError
 from provgraph.models.base import StreamResult
 
-__all__ = ["Deadline", "until", "why"]
+__all__ = ["Deadline", "Outcome", "until", "answer_pieces", "why"]
 
 
 @dataclass
@@ -39,6 +40,28 @@ async def until(stream: StreamResult, deadline: Deadline) -> AsyncIterator[str]:
         except StopAsyncIteration:
             return
         yield piece
+
+
+@dataclass
+class Outcome:
+    """How a streamed answer ended: ``fallback`` says why there is none to use (None when there is)."""
+
+    fallback: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+async def answer_pieces(stream: StreamResult, deadline: Deadline, outcome: Outcome) -> AsyncIterator[str]:
+    """The answer's pieces until the deadline; a failure before any text sets ``outcome.fallback``,
+    one after it leaves the text cut short with a warning."""
+    try:
+        async for piece in until(stream, deadline):
+            yield piece
+    except (ModelError, TimeoutError) as exc:
+        await stream.aclose()
+        if not stream.text.strip():
+            outcome.fallback = f"the LLM's answer failed: {why(exc)}"
+        else:
+            outcome.warnings.append(f"synthesis: the answer is cut short, {why(exc)}")
 
 
 def why(exc: BaseException) -> str:

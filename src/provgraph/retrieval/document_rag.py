@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from provgraph.errors import InputError, ModelError
+from provgraph.errors import InputError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final, Source
 from provgraph.extract.nlp import split_sentences
 from provgraph.extract.nlp_sentences import is_terminated
@@ -35,7 +35,7 @@ from provgraph.rdf.ids import (
     new_session_id,
 )
 from provgraph.rdf.terms import Iri
-from provgraph.retrieval.deadline import Deadline, until, why
+from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces
 from provgraph.retrieval.sources import chunk_sources
 from provgraph.retrieval.synthesis import with_marker
 from provgraph.retrieval.trace import TraceWriter, UsageTally
@@ -171,15 +171,11 @@ class DocumentRag:
             fallback = "the question deadline passed before synthesis"
         elif self.llm is not None:
             stream = self.llm.stream(_prompt(question, passages))
-            try:
-                async for piece in until(stream, deadline):
-                    yield AnswerPiece(text=piece)
-            except (ModelError, TimeoutError) as exc:
-                await stream.aclose()
-                if not stream.text.strip():
-                    fallback = f"the LLM's answer failed: {why(exc)}"
-                else:
-                    warnings.append(f"synthesis: the answer is cut short, {why(exc)}")
+            outcome = Outcome()
+            async for piece in answer_pieces(stream, deadline, outcome):
+                yield AnswerPiece(text=piece)
+            fallback = outcome.fallback
+            warnings += outcome.warnings
             assert stream.usage is not None
             call = tally.add(stream.usage)
             answer = stream.text.strip()

@@ -42,7 +42,7 @@ from provgraph.provenance.graph_rag import (
 )
 from provgraph.rdf import ids
 from provgraph.rdf.terms import Iri
-from provgraph.retrieval.deadline import Deadline, until, why
+from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces, why
 from provgraph.retrieval.edge_select import (
     LabelledEdge,
     Selection,
@@ -261,15 +261,11 @@ class GraphRag:
         elif self.llm is not None:
             citations = cite([e.edge for e in chosen], found)
             stream = self.llm.stream(synthesis_messages(run.question, chosen, citations))
-            try:
-                async for piece in until(stream, run.deadline):
-                    yield AnswerPiece(text=piece)
-            except (ModelError, TimeoutError) as exc:
-                await stream.aclose()
-                if not stream.text.strip():
-                    fallback = f"the LLM's answer failed: {why(exc)}"
-                else:
-                    run.warnings.append(f"synthesis: the answer is cut short, {why(exc)}")
+            outcome = Outcome()
+            async for piece in answer_pieces(stream, run.deadline, outcome):
+                yield AnswerPiece(text=piece)
+            fallback = outcome.fallback
+            run.warnings += outcome.warnings
             call = self._record(run, stream.usage)
             answer = stream.text.strip()
             if not answer and fallback is None:
