@@ -163,6 +163,7 @@ class DocumentRag:
         warnings: list[str] = []
         call: LlmCall | None = None
         fallback: str | None = None
+        answer, cited = "", list[Passage]()
         if not passages:
             answer, cited = NO_PASSAGES, []
             warnings.append("no chunk matched the question")
