@@ -106,7 +106,8 @@ def test_invalid_mcp_json_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch
     for args in (("agent", "tools"), ("agent", "-q", Q)):
         r = run(*args)
         assert r.code == 2 and r.out == ""
-        assert r.err.startswith("error: invalid configuration: PROVGRAPH_MCP_SERVERS is not valid JSON: ")
+        assert r.err == ("error: invalid configuration: mcp_servers: not valid JSON "
+                         "(PROVGRAPH_MCP_SERVERS must be a JSON list, e.g. '[]')\n")
         assert r.err.count("\n") == 1 and "Traceback" not in r.err
 
 
