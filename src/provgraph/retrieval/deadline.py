@@ -68,4 +68,4 @@ def why(exc: BaseException) -> str:
     """A failed or timed-out LLM step, in a few words."""
     if isinstance(exc, TimeoutError):
         return "it ran past the question deadline"
-    return " ".join(str(exc).split())[:200] or type(exc).__name__
+    return " ".join(str(exc).split())[:400] or type(exc).__name__

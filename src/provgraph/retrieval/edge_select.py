@@ -221,7 +221,7 @@ async def select_or_fallback(
     except TimeoutError:
         reason = "the LLM's edge selection ran past the question deadline"
     except ModelError as exc:
-        reason = f"the LLM's edge selection failed: {_flat(str(exc))[:200]}"
+        reason = f"the LLM's edge selection failed: {_flat(str(exc))[:400]}"
     else:
         if selection.chosen or not (selection.malformed or selection.unknown):
             return selection
