@@ -69,7 +69,9 @@ class Settings(BaseSettings):
     collection: str = Field("default", description="collection to work in")
 
     llm: Literal["auto", "none", "openai", "local"] = Field(
-        "auto", description="LLM provider; auto = openai when llm_base_url or llm_model is set, else none"
+        "auto",
+        description="LLM provider; auto = openai when llm_base_url or llm_model is set, "
+        "else local when llm_gguf_path is set, else none",
     )
     llm_base_url: str | None = None
     llm_model: str | None = None
@@ -79,6 +81,10 @@ class Settings(BaseSettings):
     llm_max_retries: int = 3
     llm_concurrency: int = 4
     llm_threads: int | None = None
+    llm_max_tokens: int = Field(1024, ge=16, description="most output tokens of one LLM call (a schema may ask fewer)")
+    question_deadline: float = Field(
+        45.0, gt=0, description="seconds a question may spend on LLM steps before falling back to no-LLM ones"
+    )
 
     embedder: str = Field("model2vec", description="model2vec | sentence-transformers | openai")
     embedder_model: str | None = None
@@ -127,6 +133,8 @@ class Settings(BaseSettings):
             return self.llm
         if self.llm_base_url or self.llm_model:
             return "openai"
+        if self.llm_gguf_path is not None:
+            return "local"
         return "none"
 
     def masked(self) -> dict[str, Any]:

@@ -196,7 +196,7 @@ class Runtime:
         """The Document RAG engine."""
         return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
                            doc_limit=self.settings.doc_limit, trace=self.settings.traces,
-                           retriever=self.retriever())
+                           retriever=self.retriever(), question_deadline=self.settings.question_deadline)
 
     def close(self) -> None:
         """Close everything this runtime opened (newest first)."""

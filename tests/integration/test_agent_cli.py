@@ -26,7 +26,8 @@ def test_without_an_llm_exits_2_with_one_line(corpus_settings: Settings) -> None
     r = run("agent", "-q", Q, "-C", "corpus")
     assert r.code == 2 and r.out == ""
     assert r.err == ("error: the agent needs an LLM: set PROVGRAPH_LLM_BASE_URL and PROVGRAPH_LLM_MODEL "
-                     "(an OpenAI-compatible endpoint), or llm_base_url and llm_model in provgraph.toml\n")
+                     "(an OpenAI-compatible endpoint), or PROVGRAPH_LLM_GGUF_PATH (a GGUF file run in-process, "
+                     "pip install 'provgraph[local]'), or the same keys in provgraph.toml\n")
 
 
 def test_verbose_and_explain_output(corpus_settings: Settings, llm_server: FakeOpenAIServer) -> None:
@@ -77,3 +78,40 @@ def test_mcp_servers_from_settings(corpus_settings: Settings, monkeypatch: pytes
     monkeypatch.setenv("PROVGRAPH_MCP_SERVERS", json.dumps([{"name": "bad"}]))
     r = run("agent", "-q", "q", "-C", "corpus")
     assert r.code == 2 and r.err == 'error: MCP server \'bad\' needs exactly one of "command" (stdio) or "url" (HTTP)\n'
+
+
+def test_agent_tools_lists_built_in_and_discovered_mcp_tools(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("PROVGRAPH_HOME", str(tmp_path))
+    monkeypatch.setenv("PROVGRAPH_MCP_SERVERS", json.dumps(
+        [{"name": "facts", "command": [sys.executable, "-m", "tests.fakes.mcp_server"], "cwd": str(REPO)}]))
+    r = run("agent", "tools", "--format", "json")
+    assert r.code == 0, r.err
+    rows = [json.loads(line) for line in r.out.splitlines()]
+    assert [(t["name"], t["source"]) for t in rows] == [
+        ("knowledge-query", "built-in"), ("document-query", "built-in"), ("text-completion", "built-in"),
+        ("element-facts", "mcp:facts")]
+    assert rows[3]["description"] == "Short facts about a chemical element, by name."
+
+
+def test_agent_tools_needs_no_llm_and_no_collection(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("PROVGRAPH_HOME", str(tmp_path))
+    r = run("agent", "tools")
+    assert r.code == 0 and "knowledge-query" in r.out and "text-completion" in r.out
+
+
+@pytest.mark.parametrize("value", ['[{"name": ', "{not json}"])
+def test_invalid_mcp_json_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch, tmp_path, value: str) -> None:
+    monkeypatch.setenv("PROVGRAPH_HOME", str(tmp_path))
+    monkeypatch.setenv("PROVGRAPH_MCP_SERVERS", value)
+    for args in (("agent", "tools"), ("agent", "-q", Q)):
+        r = run(*args)
+        assert r.code == 2 and r.out == ""
+        assert r.err == ("error: invalid configuration: mcp_servers: not valid JSON "
+                         "(PROVGRAPH_MCP_SERVERS must be a JSON list, e.g. '[]')\n")
+        assert r.err.count("\n") == 1 and "Traceback" not in r.err
+
+
+def test_agent_without_a_question_is_a_usage_error(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("PROVGRAPH_HOME", str(tmp_path))
+    r = run("agent")
+    assert r.code == 2 and "--question" in r.err

@@ -34,6 +34,7 @@ def test_failed_chunks_are_counted_and_extract_retries_only_them(tmp_path: Path,
     assert docs["urn:doc:a.txt"]["failed_chunks"] == 0 and docs["urn:doc:a.txt"]["facts"] == 1
     assert docs["urn:doc:b.txt"]["failed_chunks"] == 1 and docs["urn:doc:b.txt"]["facts"] == 0
     assert "ModelUnavailable: " in r.err and "upstream exploded" in r.err and "Traceback" not in r.err
+    assert (docs["urn:doc:a.txt"]["status"], docs["urn:doc:b.txt"]["status"]) == ("loaded", "extraction failed")
 
     broken["on"] = False
     calls = len(llm_server.chat_requests())
@@ -47,6 +48,24 @@ def test_failed_chunks_are_counted_and_extract_retries_only_them(tmp_path: Path,
     r = run("extract", "a.txt", "--extractor", "relationships", "--force")
     assert r.out.startswith("urn:doc:a.txt: 1 chunk extraction(s) done")
     assert len(llm_server.chat_requests()) == calls + 2
+
+
+def test_the_load_table_says_which_document_failed_and_why(tmp_path: Path, llm_server: FakeOpenAIServer) -> None:
+    def script(recorded: Recorded) -> Reply:
+        return error(400, "scripted refusal") if "FAIL here" in json.dumps(recorded.body) else chat(GOOD)
+
+    llm_server.script = script
+    (tmp_path / "c.txt").write_text("Marie Curie discovered polonium.\n\nFAIL here: Pierre Curie studied crystals.",
+                                    encoding="utf-8")
+    (tmp_path / "b.txt").write_text("FAIL here: Pierre Curie studied crystals.", encoding="utf-8")
+    r = run("load", str(tmp_path / "c.txt"), str(tmp_path / "b.txt"), "--extractors", "relationships",
+            "--chunk-size", "45", "--chunk-overlap", "0")
+    assert r.code == 1
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+            for line in r.out.splitlines() if line.startswith("│ urn:doc:")}
+    assert rows["urn:doc:b.txt"][-2:] == ["1", "extraction failed"]
+    assert rows["urn:doc:c.txt"][-2:] == ["1", "partly extracted"]
+    assert "(kg-extract-relationships): ModelError: " in r.err and "scripted refusal" in r.err
 
 
 def test_llm_extractors_without_an_llm_say_how_to_configure_one(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from provgraph.models.structured import forget
 from tests.fakes.openai_server import FakeOpenAIServer
 
 
@@ -18,3 +19,11 @@ def server() -> Iterator[FakeOpenAIServer]:
     """A scripted OpenAI-compatible server on a free loopback port."""
     with FakeOpenAIServer() as fake:
         yield fake
+
+
+@pytest.fixture(autouse=True)
+def _fresh_negotiation() -> Iterator[None]:
+    """Each test starts with no endpoint's structured-output support remembered."""
+    forget()
+    yield
+    forget()

@@ -23,7 +23,10 @@ T = TypeVar("T")
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["id", "tags"],
-    "properties": {"id": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+    "properties": {
+        "id": {"type": "string", "maxLength": 20},
+        "tags": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 20}},
+    },
 }
 
 
@@ -73,10 +76,10 @@ def test_stream_yields_pieces_then_usage(server: FakeOpenAIServer) -> None:
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
 
 
-def test_stream_without_usage_chunk_reports_zero(server: FakeOpenAIServer) -> None:
-    server.push(chat_stream(["ok"], usage=None))
-    completion = run(model(server).stream([user("hi")]).collect())
-    assert completion.text == "ok" and completion.usage == Usage(0, 0, "openai:test-model")
+def test_stream_without_usage_chunk_estimates_usage(server: FakeOpenAIServer) -> None:
+    server.push(chat_stream(["ok then"], usage=None))
+    completion = run(model(server).stream([user("12345678")]).collect())
+    assert completion.text == "ok then" and completion.usage == Usage(2, 2, "openai:test-model", estimated=True)
 
 
 def test_stream_retries_a_failure_before_the_first_piece(server: FakeOpenAIServer) -> None:
@@ -132,12 +135,13 @@ def test_rejected_response_format_falls_back_once_and_is_remembered(server: Fake
 
     assert run(twice()) == [{"id": "e1", "tags": []}, {"id": "e2", "tags": []}]
     first, retried, later = (r.body for r in server.requests)
-    assert "response_format" in first
+    assert first["response_format"]["type"] == "json_schema"
     for body in (retried, later):
-        assert "response_format" not in body
+        assert body["response_format"] == {"type": "json_object", "schema": SCHEMA}
         assert body["messages"][0]["role"] == "system"
         assert body["messages"][0]["content"].startswith("Tag things.")
         assert '"required":["id","tags"]' in body["messages"][0]["content"]
+    assert llm.structured_mode == "json_object"
 
 
 def test_retries_server_errors_then_succeeds(server: FakeOpenAIServer) -> None:

@@ -49,7 +49,8 @@ __all__ = ["Agent", "NO_LLM_MESSAGE", "FINAL_ANSWER", "MAX_ITERATIONS"]
 
 NO_LLM_MESSAGE = (
     "the agent needs an LLM: set PROVGRAPH_LLM_BASE_URL and PROVGRAPH_LLM_MODEL "
-    "(an OpenAI-compatible endpoint), or llm_base_url and llm_model in provgraph.toml"
+    "(an OpenAI-compatible endpoint), or PROVGRAPH_LLM_GGUF_PATH (a GGUF file run in-process, "
+    "pip install 'provgraph[local]'), or the same keys in provgraph.toml"
 )
 RAW_LIMIT = 4000
 """Characters of an unparsable LLM step kept as its analysis' thought."""
@@ -67,7 +68,8 @@ def _combine(a: LlmCall | None, b: LlmCall | None) -> LlmCall | None:
         return a or b
     if a.model != b.model:
         return a
-    return LlmCall(a.model, a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens)
+    return LlmCall(a.model, a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens,
+                   a.estimated or b.estimated)
 
 
 @dataclass

@@ -17,15 +17,18 @@ STEP_SCHEMA_NAME = "agent_step"
 STEP_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "thought": {"type": "string", "maxLength": 4000},
-        "action": {"type": ["string", "null"], "maxLength": 200},
+        "thought": {"type": "string", "maxLength": 500},
+        "action": {"type": ["string", "null"], "maxLength": 100},
         "arguments": {"type": ["object", "null"]},
-        "final_answer": {"type": ["string", "null"], "maxLength": 20000},
+        "final_answer": {"type": ["string", "null"], "maxLength": 1000},
     },
     "required": ["thought"],
     "additionalProperties": False,
 }
-"""``{"thought", "action", "arguments", "final_answer"}``: exactly one of action / final_answer."""
+"""``{"thought", "action", "arguments", "final_answer"}``: exactly one of action / final_answer.
+
+Bounded for grammar-constrained decoding (:mod:`provgraph.models.bounds`): llama.cpp's grammar
+builder failed on the earlier 4000/20000-character bounds."""
 
 OBSERVATION_LIMIT = 8000
 """Characters of an observation shown back to the LLM (the trace keeps all of it)."""
@@ -38,6 +41,7 @@ At every step reply with exactly one JSON object:
 to use a tool, or, when you can answer:
 {{"thought": "<your reasoning>", "action": null, "arguments": null, "final_answer": "<the answer>"}}
 Give either an action or a final_answer, never both. After each action you get its observation.
+Keep the thought under {thought_limit} characters and the final answer under {answer_limit}.
 
 Tools:
 {tools}"""
@@ -59,7 +63,9 @@ def system_prompt(tools: Sequence[ToolSpec]) -> str:
         f"- {t.name}: {t.description}\n  arguments: {json.dumps(t.parameters, ensure_ascii=False, sort_keys=True)}"
         for t in tools
     ]
-    return _SYSTEM.format(tools="\n".join(lines) if lines else "(none)")
+    limits = STEP_SCHEMA["properties"]
+    return _SYSTEM.format(tools="\n".join(lines) if lines else "(none)", thought_limit=limits["thought"]["maxLength"],
+                          answer_limit=limits["final_answer"]["maxLength"])
 
 
 def parse_step(data: Any, raw: str) -> AgentStep:

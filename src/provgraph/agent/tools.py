@@ -29,6 +29,10 @@ __all__ = [
     "knowledge_query",
     "document_query",
     "QUESTION_ARGUMENTS",
+    "BUILTIN_TOOLS",
+    "KNOWLEDGE_QUERY",
+    "DOCUMENT_QUERY",
+    "TEXT_COMPLETION",
 ]
 
 QUESTION_ARGUMENTS: dict[str, Any] = {
@@ -139,24 +143,36 @@ class RagTool:
         yield ToolOutput(text=f"{self._spec.name} ended without an answer", error=True)
 
 
+KNOWLEDGE_QUERY = ToolSpec(
+    "knowledge-query",
+    "Ask the knowledge graph a question in natural language; the answer is built from "
+    "extracted facts (entities and their relationships) and traced to its sources.",
+    QUESTION_ARGUMENTS,
+)
+DOCUMENT_QUERY = ToolSpec(
+    "document-query",
+    "Ask the document collection a question in natural language; the answer is built from "
+    "the most relevant passages of the loaded documents and cites them.",
+    QUESTION_ARGUMENTS,
+)
+TEXT_COMPLETION = ToolSpec(
+    "text-completion",
+    "Send a self-contained prompt to the language model and get its reply; "
+    "it sees nothing but the prompt and knows nothing of the collection.",
+    PROMPT_ARGUMENTS,
+)
+BUILTIN_TOOLS = (KNOWLEDGE_QUERY, DOCUMENT_QUERY, TEXT_COMPLETION)
+"""The specs of the agent's built-in tools, in the order it lists them."""
+
+
 def knowledge_query(engine: Asker) -> RagTool:
     """The ``knowledge-query`` tool over a GraphRAG engine."""
-    return RagTool(
-        "knowledge-query",
-        "Ask the knowledge graph a question in natural language; the answer is built from "
-        "extracted facts (entities and their relationships) and traced to its sources.",
-        engine,
-    )
+    return RagTool(KNOWLEDGE_QUERY.name, KNOWLEDGE_QUERY.description, engine)
 
 
 def document_query(engine: Asker) -> RagTool:
     """The ``document-query`` tool over a Document RAG engine."""
-    return RagTool(
-        "document-query",
-        "Ask the document collection a question in natural language; the answer is built from "
-        "the most relevant passages of the loaded documents and cites them.",
-        engine,
-    )
+    return RagTool(DOCUMENT_QUERY.name, DOCUMENT_QUERY.description, engine)
 
 
 class TextCompletionTool:
@@ -164,12 +180,7 @@ class TextCompletionTool:
 
     def __init__(self, llm: ChatModel) -> None:
         self.llm = llm
-        self._spec = ToolSpec(
-            "text-completion",
-            "Send a self-contained prompt to the language model and get its reply; "
-            "it sees nothing but the prompt and knows nothing of the collection.",
-            PROMPT_ARGUMENTS,
-        )
+        self._spec = TEXT_COMPLETION
 
     @property
     def spec(self) -> ToolSpec:
@@ -183,5 +194,5 @@ class TextCompletionTool:
         yield ToolOutput(
             text=completion.text,
             usage=Usage(input_tokens=u.input_tokens, output_tokens=u.output_tokens, llm_calls=1, models=(u.model,)),
-            llm=LlmCall(u.model, u.input_tokens, u.output_tokens),
+            llm=LlmCall(u.model, u.input_tokens, u.output_tokens, u.estimated),
         )

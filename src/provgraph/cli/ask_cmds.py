@@ -7,10 +7,12 @@ observations on stderr; ``--format json`` prints every event as a JSON line (SPE
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 
 import typer
+from rich.table import Table
 
 from provgraph.agent.tools import Tool
 from provgraph.cli.common import (
@@ -18,9 +20,11 @@ from provgraph.cli.common import (
     LLM_OPTION,
     NO_TRACE_OPTION,
     USER_OPTION,
+    cell,
     echo,
     json_text,
     settings_from,
+    stdout,
     traces_override,
 )
 from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
@@ -43,7 +47,7 @@ from provgraph.retrieval.sources import chunk_sources
 from provgraph.runtime import Runtime
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["register", "document_rag", "agent", "ExplainPrinter"]
+__all__ = ["register", "document_rag", "agent", "agent_tools", "ExplainPrinter"]
 
 
 def _values(ev: Explain, predicate: Iri) -> list[Term]:
@@ -206,7 +210,7 @@ def _builtin_tools(rt: Runtime) -> list[Tool]:
 
 def agent(
     ctx: typer.Context,
-    question: str = typer.Option(..., "-q", "--question", help="The question to answer."),
+    question: str = typer.Option(None, "-q", "--question", help="The question to answer."),
     collection: str = COLLECTION_OPTION,
     user: str = USER_OPTION,
     explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
@@ -218,13 +222,18 @@ def agent(
 ) -> None:
     """Answer with a ReAct agent over knowledge-query, document-query, text-completion and MCP tools.
 
-    Needs an LLM (PROVGRAPH_LLM_BASE_URL, PROVGRAPH_LLM_MODEL); MCP servers come from mcp_servers.
+    Needs an LLM (PROVGRAPH_LLM_BASE_URL and PROVGRAPH_LLM_MODEL, or PROVGRAPH_LLM_GGUF_PATH); MCP
+    servers come from mcp_servers. `provgraph agent tools` lists the tools it would have.
 
     Example: provgraph agent -q "When was the Radium Institute founded?" -v -x
     """
     from provgraph.agent.mcp import McpTools, parse_servers
     from provgraph.agent.react import NO_LLM_MESSAGE, Agent
 
+    if ctx.invoked_subcommand is not None:
+        return
+    if question is None:
+        raise typer.BadParameter("missing: give the question, or use `agent tools`", ctx, param_hint="'-q' / '--question'")
     settings = settings_from(ctx, collection=collection, user=user, max_iterations=max_iterations,
                              traces=traces_override(no_trace))
     servers = parse_servers(settings.mcp_servers)
@@ -245,7 +254,47 @@ def agent(
         _run(events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
 
 
+def agent_tools(
+    ctx: typer.Context,
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one tool per line)."),
+) -> None:
+    """List the tools the agent would have: the built-in ones and those the MCP servers offer.
+
+    Connects to every configured MCP server (mcp_servers) to discover its tools, then closes it.
+
+    Example: provgraph agent tools --format json
+    """
+    from provgraph.agent.mcp import McpTools, parse_servers
+    from provgraph.agent.tools import BUILTIN_TOOLS
+
+    settings = settings_from(ctx)
+    servers = parse_servers(settings.mcp_servers)
+
+    async def discover() -> list[tuple[str, str, str]]:
+        async with McpTools(servers, taken=[spec.name for spec in BUILTIN_TOOLS]) as mcp:
+            found = [(t.spec.name, t.spec.description, f"mcp:{t.connection.config.name}")  # type: ignore[attr-defined]
+                     for t in mcp.tools]
+        return [(spec.name, spec.description, "built-in") for spec in BUILTIN_TOOLS] + found
+
+    rows = asyncio.run(discover())
+    if fmt is OutputFormat.json:
+        for name, description, origin in rows:
+            echo(json_text({"name": name, "source": origin, "description": description}))
+        return
+    table = Table(show_header=True, header_style="bold")
+    for column in ("Tool", "Source", "Description"):
+        table.add_column(column, overflow="fold")
+    for name, description, origin in rows:
+        table.add_row(cell(name), cell(origin), cell(description))
+    stdout.print(table)
+
+
+agent_app = typer.Typer(help="The ReAct agent: `agent -q QUESTION` answers, `agent tools` lists its tools.")
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``document-rag`` and ``agent`` to the app."""
+    """Add ``document-rag`` and the ``agent`` group (``agent -q …``, ``agent tools``) to the app."""
     app.command("document-rag")(document_rag)
-    app.command("agent")(agent)
+    agent_app.callback(invoke_without_command=True)(agent)
+    agent_app.command("tools")(agent_tools)
+    app.add_typer(agent_app, name="agent")

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from provgraph.cli.common import cell, echo, json_text, settings_from, stdout
+from provgraph.config import Settings
 
 __all__ = ["register"]
 
@@ -26,12 +27,18 @@ config_app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
 def show(
     ctx: typer.Context,
     fmt: ShowFormat = typer.Option(ShowFormat.table, "--format", "-f", help="table or json."),
+    probe: bool = typer.Option(False, "--probe", help="Also ask the LLM what it supports (two tiny calls)."),
 ) -> None:
     """Print the settings in effect (flags > PROVGRAPH_* env > provgraph.toml > defaults); secrets as ****.
 
-    Example: PROVGRAPH_LLM_MODEL=llama3.1:8b provgraph config show --format json
+    With --probe, also what the configured LLM supports: structured-output mode, streaming, usage.
+
+    Example: PROVGRAPH_LLM_MODEL=llama3.1:8b provgraph config show --format json --probe
     """
-    values = settings_from(ctx).masked()
+    settings = settings_from(ctx)
+    values = settings.masked()
+    if probe:
+        values.update({f"probe_{k}": v for k, v in _probe(settings).items()})
     if fmt is ShowFormat.json:
         echo(json_text(values, indent=2, default=str))
         return
@@ -41,8 +48,30 @@ def show(
     table.add_column("Environment variable", style="dim", no_wrap=True)
     for name, value in values.items():
         env = "(derived from llm)" if name == "llm_provider" else f"PROVGRAPH_{name.upper()}"
+        if name.startswith("probe_"):
+            env = "(measured)"
         table.add_row(name, cell(_display(value)), env)
     stdout.print(table)
+
+
+def _probe(settings: Settings) -> dict[str, Any]:
+    """The probe of the configured LLM, or a note that there is none."""
+    import asyncio
+
+    from provgraph.models import build_chat_model
+    from provgraph.models.probe import probe
+
+    llm = build_chat_model(settings)
+    if llm is None:
+        return {"model": None, "note": "no LLM configured (no-LLM mode)"}
+
+    async def run() -> dict[str, Any]:
+        try:
+            return (await probe(llm)).as_dict()
+        finally:
+            await llm.aclose()
+
+    return asyncio.run(run())
 
 
 def _display(value: Any) -> str:

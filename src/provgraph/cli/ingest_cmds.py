@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -44,6 +45,15 @@ def _extract(rt: Runtime, chunks: list[ChunkInput], *, extractors: list[Extracto
     return asyncio.run(go())
 
 
+def _status(loaded: str, counts: Counter[str]) -> str:
+    """The document's load status, unless its extractions failed: all of them, or some."""
+    if counts["failed"] and counts["failed"] == counts["extractions"]:
+        return "extraction failed"
+    if counts["failed"]:
+        return "partly extracted"
+    return loaded
+
+
 def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_files: list[str], fmt: str) -> None:
     by_chunk: dict[str, Counter[str]] = {}
     chunk_doc = {c.iri.value: r.document.value for r in results for c in r.chunks}
@@ -52,10 +62,12 @@ def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_fil
         counts = by_chunk.setdefault(doc, Counter())
         counts["facts"] += o.facts
         counts["failed"] += int(o.failed)
-    rows = [
+        counts["extractions"] += 1
+    rows: list[dict[str, Any]] = [
         {"document": r.document.value, "title": r.title, "pages": r.pages, "sections": r.sections,
          "chunks": len(r.chunks), "facts": by_chunk.get(r.document.value, Counter())["facts"],
-         "failed_chunks": by_chunk.get(r.document.value, Counter())["failed"], "status": r.status}
+         "failed_chunks": by_chunk.get(r.document.value, Counter())["failed"],
+         "status": _status(r.status, by_chunk.get(r.document.value, Counter()))}
         for r in results
     ]
     if fmt == "json":

@@ -99,7 +99,7 @@ def narrow(text: str, span: tuple[int, int], labels: tuple[str, str], *, limit: 
     return start + lo + lead, len(piece.strip())
 
 
-QUOTE_LIMIT = 1000
+QUOTE_LIMIT = 250  # within the grammar budget of every extractor schema (models/bounds.py)
 QUOTE_SCHEMA = {"type": "string", "minLength": 1, "maxLength": QUOTE_LIMIT}
 """The optional ``quote`` an LLM extractor gives for each item: the sentence(s) stating it."""
 

@@ -107,7 +107,8 @@ class LlmExtractor:
         builder = FactBuilder(self._base)
         quotes = Quotes(chunk.text)
         skipped = self._kind.apply(builder, result.data, quotes)
-        call = LlmCall(result.usage.model, result.usage.input_tokens, result.usage.output_tokens)
+        call = LlmCall(result.usage.model, result.usage.input_tokens, result.usage.output_tokens,
+                       result.usage.estimated)
         notes = (f"{skipped} item(s) with unusable labels skipped",) if skipped else ()
         return Extraction(tuple(builder.facts), builder.label_quads(), builder.entities(), llm=call,
                           dropped=skipped, notes=notes, evidence=quotes.spans)

@@ -25,7 +25,7 @@ from provgraph.rdf.convert import from_ox
 from provgraph.rdf.terms import Iri, Literal, Quad
 from provgraph.rdf.vocab import OWL, RDF, RDFS
 
-__all__ = ["Ontology", "OntologyExtractor"]
+__all__ = ["Ontology", "OntologyExtractor", "ONTOLOGY_SCHEMA"]
 
 _PROMPT_VERSION = 2
 
@@ -77,6 +77,14 @@ class Ontology:
         return classes, "\n".join(props) or "- (none)"
 
 
+ONTOLOGY_SCHEMA = obj(
+    entities=arr(with_quote(obj(name=text(), **{"class": text(400)}))),
+    relationships=arr(with_quote(obj(subject=text(), property=text(400), object=text(TEXT_LIMIT),
+                                      object_is_literal={"type": "boolean"}))),
+)
+"""The JSON the ontology extractor asks for (bounded: see :mod:`provgraph.models.bounds`)."""
+
+
 class OntologyExtractor:
     """Extracts typed entities and ontology relationships from a chunk."""
 
@@ -88,11 +96,7 @@ class OntologyExtractor:
         self._base = entity_base
         classes, props = ontology.describe()
         self._instructions = load_prompt("ontology", _PROMPT_VERSION).replace("{classes}", classes).replace("{properties}", props)
-        self._schema = obj(
-            entities=arr(with_quote(obj(name=text(), **{"class": text(400)}))),
-            relationships=arr(with_quote(obj(subject=text(), property=text(400), object=text(TEXT_LIMIT),
-                                          object_is_literal={"type": "boolean"}))),
-        )
+        self._schema = ONTOLOGY_SCHEMA
 
     @property
     def version(self) -> str:

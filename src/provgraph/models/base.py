@@ -22,6 +22,8 @@ __all__ = [
     "Completion",
     "JsonCompletion",
     "StreamResult",
+    "estimate_tokens",
+    "estimated_usage",
     "ChatModel",
     "Embedder",
     "system",
@@ -57,14 +59,34 @@ def assistant(content: str) -> Message:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Tokens spent by one call; ``model`` is the provider-qualified model name."""
+    """Tokens spent by one call; ``model`` is the provider-qualified model name.
+
+    ``estimated`` is true when the server reported no usage and the counts were estimated
+    from the text (:func:`estimate_tokens`).
+    """
 
     input_tokens: int
     output_tokens: int
     model: str
+    estimated: bool = False
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens, self.model)
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens, self.model,
+                     self.estimated or other.estimated)
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count for usage the server did not report: one token per 4 characters.
+
+    >>> estimate_tokens("Marie Curie discovered polonium")
+    8
+    """
+    return (len(text) + 3) // 4
+
+
+def estimated_usage(prompt: str, output: str, model: str) -> Usage:
+    """Usage estimated from the prompt and output text, marked as estimated."""
+    return Usage(estimate_tokens(prompt), estimate_tokens(output), model, estimated=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,11 +111,13 @@ class StreamResult:
     """Async iterator over text pieces; ``usage`` and ``text`` are complete once it ends.
 
     Backends feed it an async iterator yielding ``str`` pieces and, at most once, a ``Usage``.
-    If none arrives, ``usage`` is 0/0 at the end. Before the end, ``usage`` is ``None``.
+    If none arrives, ``usage`` is estimated at the end from ``prompt`` and the streamed text
+    (marked ``estimated``). Before the end, ``usage`` is ``None``.
     """
 
     source: AsyncIterator[str | Usage]
     model: str
+    prompt: str = ""
     usage: Usage | None = None
     done: bool = False
     _parts: list[str] = field(default_factory=list)
@@ -121,7 +145,7 @@ class StreamResult:
                 return item
 
     async def aclose(self) -> None:
-        """Stop early and release the connection; usage stays as known so far (0/0 if none)."""
+        """Stop early and release the connection; usage stays as known so far (estimated if none)."""
         closer = getattr(self.source, "aclose", None)
         if closer is not None:
             await closer()
@@ -137,7 +161,7 @@ class StreamResult:
     def _finish(self) -> None:
         self.done = True
         if self.usage is None:
-            self.usage = Usage(0, 0, self.model)
+            self.usage = estimated_usage(self.prompt, self.text, self.model)
 
 
 @runtime_checkable

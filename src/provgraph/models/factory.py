@@ -34,13 +34,15 @@ def build_chat_model(settings: Settings) -> ChatModel | None:
             timeout=settings.llm_timeout,
             max_retries=settings.llm_max_retries,
             concurrency=settings.llm_concurrency,
+            max_tokens=settings.llm_max_tokens,
         )
     if provider == "local":
         from provgraph.models.local import LocalChatModel
 
         if settings.llm_gguf_path is None:
             raise ConfigError("the local LLM provider needs a GGUF file: set PROVGRAPH_LLM_GGUF_PATH")
-        return LocalChatModel(gguf_path=settings.llm_gguf_path, n_threads=settings.llm_threads)
+        return LocalChatModel(gguf_path=settings.llm_gguf_path, n_threads=settings.llm_threads,
+                              default_max_tokens=settings.llm_max_tokens)
     raise ConfigError(f"unknown LLM provider {provider!r}: use none, openai or local (PROVGRAPH_LLM)")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,8 @@ from provgraph.errors import MalformedOutput
 from provgraph.models.base import JsonCompletion, Usage
 from provgraph.models.schema import schema_errors
 
-__all__ = ["parse_json", "parse_jsonl", "parse_validated", "json_completion", "JsonLines", "strip_trailing_commas"]
+__all__ = ["parse_json", "parse_jsonl", "parse_validated", "json_completion", "JsonLines", "strip_trailing_commas",
+           "close_truncated"]
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
 _OPENERS = "{["
@@ -76,13 +77,61 @@ def parse_validated(text: str, schema: dict[str, Any], *, what: str) -> Any:
     return data
 
 
-def json_completion(text: str, usage: Usage, schema: dict[str, Any], *, model: str, schema_name: str) -> JsonCompletion:
+def json_completion(
+    text: str, usage: Usage, schema: dict[str, Any], *, model: str, schema_name: str, cut_off: bool = False
+) -> JsonCompletion:
     """A backend's answer ``text`` as a :class:`JsonCompletion`, through :func:`parse_validated`.
 
-    Raises :class:`MalformedOutput` naming ``model`` and ``schema_name`` when the text is not valid.
+    ``cut_off``: the model stopped at its token limit; the complete items before the cut are kept
+    (:func:`close_truncated`). Raises :class:`MalformedOutput` naming ``model`` and ``schema_name``
+    when the text is not valid.
     """
-    data = parse_validated(text, schema, what=f"{model} answer for {schema_name!r}")
+    what = f"{model} answer for {schema_name!r}"
+    try:
+        data = parse_validated(text, schema, what=what)
+    except MalformedOutput:
+        valid = lambda value: not schema_errors(value, schema)  # noqa: E731
+        closed = close_truncated(text, valid) if cut_off or _looks_truncated(text) else None
+        if closed is None:
+            if cut_off:
+                cut = f"{what}: stopped at its token limit before any complete item"
+                raise MalformedOutput(cut, raw=text) from None
+            raise
+        data = parse_validated(closed, schema, what=what)
     return JsonCompletion(data, text, usage)
+
+
+def close_truncated(text: str, accept: Callable[[Any], bool] = lambda value: True) -> str | None:
+    """JSON cut off mid-value, cut back to its last complete element that ``accept`` takes, and closed.
+
+    None when no cut is left or the text is not truncated JSON.
+
+    >>> close_truncated('{"items": [{"a": 1}, {"a": 2}, {"a": "thr')
+    '{"items": [{"a": 1}, {"a": 2}]}'
+    """
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        return None
+    stack: list[str] = []
+    cuts: list[tuple[int, str]] = []  # (where to cut, closers needed there)
+    for i, ch in _outside_strings(text, start):
+        if ch in _OPENERS:
+            stack.append(_CLOSER[ch])
+            if ch == "[":
+                cuts.append((i + 1, "".join(reversed(stack))))
+        elif ch in "}]":
+            if not stack or ch != stack.pop():
+                return None
+            if not stack:
+                return None  # balanced: not a truncation
+        elif ch == ",":
+            cuts.append((i, "".join(reversed(stack))))
+    for i, closers in reversed(cuts):
+        candidate = text[start:i] + closers
+        value, ok = _loads(candidate)
+        if ok and value is not None and accept(value):
+            return candidate
+    return None
 
 
 def parse_jsonl(text: str) -> JsonLines:

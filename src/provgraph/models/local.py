@@ -3,8 +3,8 @@
 llama-cpp is imported on first use. Calls run in a worker thread, one at a time (a llama
 context is not thread-safe). On machines with two cores or fewer it uses one thread: with two
 threads and a busy core generation slows down by an order of magnitude.
-Token usage of streams is approximate: prompt tokens by tokenizing the messages, one output
-token per streamed piece.
+Token usage of streams is estimated (and marked so): prompt tokens by tokenizing the messages,
+one output token per streamed piece.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from provgraph.errors import ConfigError, ModelError
 from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage
+from provgraph.models.bounds import ensure_grammar_safe, token_budget
 from provgraph.models.jsonrepair import json_completion
 from provgraph.models.schema import with_schema_instruction
 
@@ -85,13 +86,18 @@ class LocalChatModel:
         temperature: float = 0.0,
         max_tokens: int | None = None,
     ) -> JsonCompletion:
-        """JSON constrained by llama.cpp's grammar from ``schema``; bound the schema (maxItems,
-        maxLength) or small models may ramble until ``max_tokens``. Raises MalformedOutput."""
-        request = self._request(messages, temperature, max_tokens)
+        """JSON constrained by llama.cpp's grammar from ``schema``, which must be grammar-safe
+        (:mod:`provgraph.models.bounds`: an unbounded one can crash llama.cpp, so it raises
+        ModelError before loading anything). Raises MalformedOutput."""
+        ensure_grammar_safe(schema, schema_name)
+        budget = max_tokens or min(token_budget(schema), self._default_max_tokens)
+        request = self._request(messages, temperature, budget)
         request["messages"] = with_schema_instruction(request["messages"], schema)
         request["response_format"] = {"type": "json_object", "schema": schema}
         response = await self._run(lambda llm: llm.create_chat_completion(**request))
-        return json_completion(_text(response), self._usage(response), schema, model=self.name, schema_name=schema_name)
+        cut_off = ((response.get("choices") or [{}])[0]).get("finish_reason") == "length"
+        return json_completion(_text(response), self._usage(response), schema, model=self.name,
+                               schema_name=schema_name, cut_off=cut_off)
 
     def stream(
         self, messages: Sequence[Message], *, temperature: float = 0.0, max_tokens: int | None = None
@@ -170,7 +176,7 @@ class LocalChatModel:
                         if piece:
                             produced += 1
                             put(piece)
-                    put(Usage(input_tokens, produced, self.name))
+                    put(Usage(input_tokens, produced, self.name, estimated=True))
             except ConfigError as exc:
                 put(exc)
             except (ValueError, RuntimeError, OSError) as exc:

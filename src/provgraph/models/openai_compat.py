@@ -1,8 +1,10 @@
 """ChatModel over any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp…).
 
 Uses the official ``openai`` SDK with its own retries switched off: this module retries
-connection errors, timeouts, 429 and 5xx with jittered exponential backoff (honouring
-``Retry-After``), never other 4xx. A semaphore bounds the requests in flight per instance.
+connection errors, 429 and 5xx with jittered exponential backoff (honouring ``Retry-After``),
+never other 4xx, and never a timeout (the same request would take as long again). JSON is asked
+for as :mod:`provgraph.models.structured` negotiates per endpoint; every call carries a
+``max_tokens`` (the schema's budget, capped). A semaphore bounds the requests in flight.
 Errors leave as :class:`ModelUnavailable` (unreachable, timed out, still failing after retries)
 or :class:`ModelError` (refused), naming provider, endpoint, model and cause.
 """
@@ -15,17 +17,26 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 from provgraph.errors import ModelError, ModelUnavailable
-from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage
+from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage, estimated_usage
+from provgraph.models.bounds import ensure_grammar_safe, token_budget
 from provgraph.models.jsonrepair import json_completion
 from provgraph.models.retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
-from provgraph.models.schema import with_schema_instruction
+from provgraph.models.structured import MODES, Mode, apply_mode, is_format_rejection, remember, remembered_mode
 
 __all__ = ["OpenAIChatModel", "status_detail", "not_json"]
 
 T = TypeVar("T")
 
-_OPTIONAL_PARAMS = ("response_format", "stream_options")
-"""Request fields some compatible servers reject; dropped (once, for good) on a 400 naming them."""
+DEFAULT_MAX_TOKENS = 1024
+"""Output tokens of a call when neither the caller nor the schema's budget asks for fewer."""
+
+
+class _FormatRejected(Exception):
+    """The server refused the structured-output part of a request (internal)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 _HINTS = {
     401: "check PROVGRAPH_LLM_API_KEY",
@@ -51,6 +62,7 @@ class OpenAIChatModel:
         max_retries: int = 3,
         concurrency: int = 4,
         retry: RetryPolicy | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> None:
         if not model:
             raise ModelError("openai provider needs a model name: set PROVGRAPH_LLM_MODEL")
@@ -60,6 +72,7 @@ class OpenAIChatModel:
         self._timeout = timeout
         self._retry = retry or RetryPolicy(max_retries=max_retries)
         self._concurrency = max(1, concurrency)
+        self._max_tokens = max(16, max_tokens)
         self._unsupported: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: Any = None
@@ -81,7 +94,8 @@ class OpenAIChatModel:
         """One completion. Raises ModelUnavailable / ModelError."""
         request = self._request(messages, temperature, max_tokens)
         response = await self._with_retries(request, lambda: self._create(request))
-        return Completion(_message_text(response), self._usage(response))
+        text = _message_text(response)
+        return Completion(text, self._usage(response, request, text))
 
     async def complete_json(
         self,
@@ -97,24 +111,33 @@ class OpenAIChatModel:
         Raises MalformedOutput (``raw`` = the model's text) when the answer is not JSON or breaks
         the schema, ModelUnavailable / ModelError as :meth:`complete`.
         """
-        request = self._request(messages, temperature, max_tokens)
-        if "response_format" in self._unsupported:
-            request["messages"] = with_schema_instruction(request["messages"], schema)
-        else:
-            request["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": schema_name, "schema": schema, "strict": False},
-            }
-            request["_schema"] = schema
-        response = await self._with_retries(request, lambda: self._create(request))
-        return json_completion(
-            _message_text(response), self._usage(response), schema, model=self.name, schema_name=schema_name
-        )
+        ensure_grammar_safe(schema, schema_name)
+        base = self._request(messages, temperature, max_tokens or min(token_budget(schema), self._max_tokens))
+        mode = remembered_mode(self.base_url, self._model)
+        while True:
+            request = apply_mode(base, mode, schema, schema_name)
+            try:
+                response = await self._with_retries(request, lambda: self._create(request))
+                break
+            except _FormatRejected as rejected:
+                if mode == MODES[-1]:
+                    raise self._translate(rejected.error, 1) from rejected.error
+                refused = mode
+                mode = MODES[MODES.index(mode) + 1]
+                remember(self.base_url, self._model, mode, f"{refused} refused: {status_detail(rejected.error)}")
+        text = _message_text(response)
+        return json_completion(text, self._usage(response, request, text), schema, model=self.name,
+                               schema_name=schema_name, cut_off=_finish_reason(response) == "length")
+
+    @property
+    def structured_mode(self) -> Mode:
+        """How JSON is asked of this endpoint now (``json_schema`` until the server refused it)."""
+        return remembered_mode(self.base_url, self._model)
 
     def stream(
         self, messages: Sequence[Message], *, temperature: float = 0.0, max_tokens: int | None = None
     ) -> StreamResult:
-        """Stream text pieces; ``usage`` comes from the server's final chunk (0/0 if it sends none).
+        """Stream text pieces; ``usage`` comes from the server's final chunk (estimated if it sends none).
 
         Failures before the first piece are retried; a stream broken later raises ModelUnavailable.
         """
@@ -122,7 +145,7 @@ class OpenAIChatModel:
         request["stream"] = True
         if "stream_options" not in self._unsupported:
             request["stream_options"] = {"include_usage": True}
-        return StreamResult(self._stream_source(request), model=self.name)
+        return StreamResult(self._stream_source(request), model=self.name, prompt=_prompt_text(request))
 
     async def aclose(self) -> None:
         """Close the connection pool; idempotent."""
@@ -138,8 +161,8 @@ class OpenAIChatModel:
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "temperature": temperature,
         }
-        if max_tokens is not None:
-            request["max_tokens"] = max_tokens
+        limit = "max_completion_tokens" if "max_tokens" in self._unsupported else "max_tokens"
+        request[limit] = max_tokens or self._max_tokens
         return request
 
     def _state(self) -> tuple[Any, asyncio.Semaphore]:
@@ -180,9 +203,13 @@ class OpenAIChatModel:
             except openai.APIStatusError as exc:
                 if self._drop_rejected(exc, request):
                     continue
+                if "response_format" in request and is_format_rejection(exc.status_code, _error_text(exc)):
+                    raise _FormatRejected(exc) from exc
                 if exc.status_code not in RETRY_STATUSES or attempt >= self._retry.max_retries:
                     raise self._translate(exc, attempt + 1) from exc
                 wait = self._retry.delay(attempt, retry_after_seconds(exc.response.headers))
+            except openai.APITimeoutError as exc:
+                raise self._translate(exc, attempt + 1) from exc
             except openai.APIConnectionError as exc:
                 if attempt >= self._retry.max_retries:
                     raise self._translate(exc, attempt + 1) from exc
@@ -225,6 +252,8 @@ class OpenAIChatModel:
                 if started or exc.status_code not in RETRY_STATUSES or attempt >= self._retry.max_retries:
                     raise self._translate(exc, attempt + 1) from exc
                 wait = self._retry.delay(attempt, retry_after_seconds(exc.response.headers))
+            except openai.APITimeoutError as exc:
+                raise self._translate(exc, attempt + 1) from exc
             except openai.APIConnectionError as exc:
                 if started or attempt >= self._retry.max_retries:
                     raise self._translate(exc, attempt + 1) from exc
@@ -239,18 +268,22 @@ class OpenAIChatModel:
             attempt += 1
 
     def _drop_rejected(self, exc: Any, request: dict[str, Any]) -> bool:
-        """On a 400 that names an optional field we sent, drop it for good; True to resend at once."""
-        if exc.status_code != 400:
+        """Adapt a request to an error naming one of its optional fields, for good; True to resend at once.
+
+        ``stream_options`` is dropped; ``max_tokens`` becomes ``max_completion_tokens`` when the
+        server asks for that (OpenAI's reasoning models).
+        """
+        text = _error_text(exc).lower()
+        if exc.status_code < 400:
             return False
-        text = f"{exc.message} {exc.body}".lower()
-        for param in _OPTIONAL_PARAMS:
-            if param in request and (param in text or (param == "response_format" and "json_schema" in text)):
-                self._unsupported.add(param)
-                del request[param]
-                schema = request.pop("_schema", None)
-                if param == "response_format" and schema is not None:
-                    request["messages"] = with_schema_instruction(request["messages"], schema)
-                return True
+        if "stream_options" in request and "stream_options" in text:
+            self._unsupported.add("stream_options")
+            del request["stream_options"]
+            return True
+        if "max_tokens" in request and "max_completion_tokens" in text:
+            self._unsupported.add("max_tokens")
+            request["max_completion_tokens"] = request.pop("max_tokens")
+            return True
         return False
 
     def _translate(self, exc: Exception, attempts: int) -> ModelError:
@@ -258,7 +291,8 @@ class OpenAIChatModel:
 
         tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}"
         if isinstance(exc, openai.APITimeoutError):
-            return ModelUnavailable(self._describe(f"timed out after {self._timeout:g} s{tries}"))
+            return ModelUnavailable(self._describe(
+                f"timed out after {self._timeout:g} s{tries} (not retried: the same request would take as long)"))
         if isinstance(exc, openai.APIConnectionError):
             return ModelUnavailable(self._describe(f"cannot connect ({_cause(exc)}){tries}"))
         if isinstance(exc, openai.APIStatusError):
@@ -272,10 +306,12 @@ class OpenAIChatModel:
     def _describe(self, cause: str) -> str:
         return f"openai provider at {self.base_url}, model {self._model}: {cause}"
 
-    def _usage(self, response: Any) -> Usage:
+    def _usage(self, response: Any, request: dict[str, Any] | None = None, text: str = "") -> Usage:
         usage = getattr(response, "usage", None)
-        if usage is None:
-            return Usage(0, 0, self.name)
+        if usage is None or not (usage.prompt_tokens or usage.completion_tokens):
+            if request is None:
+                return Usage(0, 0, self.name)
+            return estimated_usage(_prompt_text(request), text, self.name)
         return Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), self.name)
 
 
@@ -298,6 +334,19 @@ def status_detail(exc: Any) -> str:
         if isinstance(message, str) and message:
             return _short(message)
     return _short(str(getattr(exc, "message", exc)))
+
+
+def _error_text(exc: Any) -> str:
+    return f"{getattr(exc, 'message', '')} {getattr(exc, 'body', '')}"
+
+
+def _prompt_text(request: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content", "")) for m in request.get("messages", []))
+
+
+def _finish_reason(response: Any) -> str | None:
+    choices = getattr(response, "choices", None) or []
+    return getattr(choices[0], "finish_reason", None) if choices else None
 
 
 def _message_text(response: Any) -> str:

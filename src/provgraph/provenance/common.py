@@ -8,7 +8,7 @@ from datetime import datetime
 
 from provgraph.rdf.ids import agent_iri
 from provgraph.rdf.terms import Iri, Literal, Quad, Subject, Term
-from provgraph.rdf.vocab import PROV, RDF, RDFS, TG
+from provgraph.rdf.vocab import PROV, RDF, RDFS, TG, XSD
 
 __all__ = ["LlmCall", "Quads", "activity_quads", "agent_quads", "llm_call_quads"]
 
@@ -20,6 +20,7 @@ class LlmCall:
     model: str
     input_tokens: int
     output_tokens: int
+    estimated: bool = False
 
 
 class Quads:
@@ -94,9 +95,12 @@ def activity_quads(
 
 
 def llm_call_quads(step: Iri, call: LlmCall | None, graph: Iri | None) -> list[Quad]:
-    """``tg:inToken``, ``tg:outToken`` and ``tg:llmModel`` of a step that called an LLM."""
+    """``tg:inToken``, ``tg:outToken`` and ``tg:llmModel`` of a step that called an LLM; with
+    ``tg:tokensEstimated true`` when the server reported no usage and the counts are estimates."""
     if call is None:
         return []
     q = Quads(graph)
     q.integer(step, TG.inToken, call.input_tokens).integer(step, TG.outToken, call.output_tokens)
+    if call.estimated:
+        q.add(step, TG.tokensEstimated, Literal("true", datatype=XSD.boolean))
     return q.text(step, TG.llmModel, call.model).items

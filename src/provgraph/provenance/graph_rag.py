@@ -118,13 +118,17 @@ def synthesis_quads(
     content: str,
     llm: LlmCall | None,
     cited: Sequence[Iri] = (),
+    reasoning: str | None = None,
 ) -> list[Quad]:
     """The answer: inline as ``tg:content`` and in the librarian as ``tg:document``.
 
-    ``cited`` lists the chunks an answer cites (Document RAG), written as ``tg:selectedChunk``.
+    ``cited`` lists the chunks an answer cites (Document RAG), written as ``tg:selectedChunk``;
+    ``reasoning`` (``tg:reasoning``) says why the answer is not the LLM's, when it fell back.
     """
     q = _step(Quads(G), synthesis, TG.Synthesis, "Synthesis", question, derived_from)
     q.types(synthesis, TG.Answer)
     q.add(synthesis, TG.document, document).text(synthesis, TG.content, content)
     q.each(synthesis, TG.selectedChunk, cited)
+    if reasoning is not None:
+        q.text(synthesis, TG.reasoning, reasoning)
     return q.items + llm_call_quads(synthesis, llm, G)

@@ -83,7 +83,7 @@ RDFS = Namespace(
     "http://www.w3.org/2000/01/rdf-schema#",
     ["label", "comment", "Class", "subClassOf", "subPropertyOf", "domain", "range", "seeAlso"],
 )
-XSD = Namespace("xsd", "http://www.w3.org/2001/XMLSchema#", ["string", "integer", "double", "dateTime"])
+XSD = Namespace("xsd", "http://www.w3.org/2001/XMLSchema#", ["string", "integer", "double", "dateTime", "boolean"])
 DC = Namespace("dc", "http://purl.org/dc/elements/1.1/", ["title", "source", "date", "creator"])
 SKOS = Namespace("skos", "http://www.w3.org/2004/02/skos/core#", ["definition", "altLabel"])
 OWL = Namespace(
@@ -105,7 +105,7 @@ TG = Namespace(
         "sourceText", "sourceCharOffset", "sourceCharLength", "query", "concept", "entity", "edgeCount",
         "selectedEdge", "edge", "reasoning", "score", "document", "content", "chunkCount",
         "selectedChunk", "thought", "action", "arguments", "observation", "answer", "inToken",
-        "outToken", "terminationReason", "stepNumber",
+        "outToken", "tokensEstimated", "terminationReason", "stepNumber",
         # decisions beyond SPEC §1 (docs/trace-format.md): stored citations, ranked chunk
         # selections, sentence evidence of a subgraph's facts, retraction records
         "Citation", "citation", "marker", "chunkSelection", "chunk", "rank", "retriever",

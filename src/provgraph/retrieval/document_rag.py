@@ -42,6 +42,7 @@ from provgraph.rdf.terms import Iri
 from provgraph.retrieval.markers import doc_rag_citations
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
 from provgraph.retrieval.hybrid import Finding, HybridRetriever
+from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces
 from provgraph.retrieval.sources import chunk_sources
 from provgraph.retrieval.synthesis import with_marker
 from provgraph.retrieval.trace import TraceWriter, UsageTally
@@ -123,6 +124,8 @@ class DocumentRag:
     """Answers questions from the chunk index; see the module docstring.
 
     ``llm=None`` is the no-LLM mode (extractive answers). ``clock`` gives the question's start time.
+    When the LLM fails or runs past ``question_deadline`` seconds before answering, the answer is
+    extractive too, and the warnings and the synthesis step's ``tg:reasoning`` say why.
     """
 
     def __init__(
@@ -137,6 +140,7 @@ class DocumentRag:
         clock: Callable[[], datetime] = _utcnow,
         trace: bool = True,
         retriever: HybridRetriever | None = None,
+        question_deadline: float = 45.0,
     ) -> None:
         self.store = store
         self.librarian = librarian
@@ -146,6 +150,7 @@ class DocumentRag:
         self.doc_limit = doc_limit
         self.clock = clock
         self.retriever = retriever
+        self.question_deadline = question_deadline
         self.trace = TraceWriter(store, enabled=trace)
 
     async def ask(
@@ -166,6 +171,7 @@ class DocumentRag:
         if not question.strip():
             raise InputError("the question is empty")
         q = docrag_question_iri(sid)
+        deadline = Deadline(self.question_deadline)
         started = self.clock()
         yield self.trace.step("question", q, docrag_question_quads(q, query=question, started=started,
                                                                     informed_by=informed_by))
@@ -180,17 +186,30 @@ class DocumentRag:
         tally = UsageTally()
         warnings: list[str] = []
         call: LlmCall | None = None
+        fallback: str | None = None
+        answer, cited = "", list[Passage]()
         if not passages:
             answer, cited = NO_PASSAGES, []
             warnings.append("no chunk matched the question")
             yield AnswerPiece(text=answer, end_of_stream=True)
+        elif self.llm is not None and deadline.remaining() <= 0:
+            fallback = "the question deadline passed before synthesis"
         elif self.llm is not None:
             stream = self.llm.stream(_prompt(question, passages))
-            async for piece in stream:
+            outcome = Outcome()
+            async for piece in answer_pieces(stream, deadline, outcome):
                 yield AnswerPiece(text=piece)
+            fallback = outcome.fallback
+            warnings += outcome.warnings
             assert stream.usage is not None
             call = tally.add(stream.usage)
             answer = stream.text.strip()
+        if fallback is not None or (passages and self.llm is None):
+            if fallback is not None:
+                warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
+            answer, cited = self._extract(question, query_vector, passages)
+            yield AnswerPiece(text=answer, end_of_stream=True)
+        elif passages:
             if not answer:
                 answer = EMPTY_ANSWER
                 warnings.append("synthesis: the model returned an empty answer")
@@ -202,9 +221,6 @@ class DocumentRag:
             if not numbers:
                 warnings.append("the answer cites no passage")
             cited = [passages[n - 1] for n in numbers]
-        else:
-            answer, cited = self._extract(question, query_vector, passages)
-            yield AnswerPiece(text=answer, end_of_stream=True)
         document = docrag_answer_iri(sid)
         if self.trace.enabled:
             self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
@@ -212,6 +228,7 @@ class DocumentRag:
         yield self.trace.step("synthesis", a, synthesis_quads(
             a, question=q, derived_from=x, document=document, content=answer, llm=call,
             cited=[p.chunk for p in cited],
+            reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
         ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages])))
         yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages),
                     usage=tally.total(), warnings=tuple(warnings))

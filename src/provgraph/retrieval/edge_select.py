@@ -5,17 +5,21 @@ hex digits of SHA-256 over ``"{s}|{p}|{o}"`` (labels). The LLM answers JSON Line
 ``{"id", "reasoning"}`` per relevant edge; the id map restores the ORIGINAL terms, and when two
 edges share their labels (hence their id) both are kept. Malformed lines and ids the LLM
 invented are dropped and counted, never fatal. Without an LLM, edges are chosen by the cosine
-similarity of their labelled text to the question, and the reasoning says so.
+similarity of their labelled text to the question, and the reasoning says so; with one,
+:func:`select_or_fallback` does the same when the LLM fails, runs out of time or answers nothing
+usable, and each edge's reasoning says why.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from provgraph.errors import ModelError
 from provgraph.models.base import ChatModel, Embedder, Message, Usage, system, user
 from provgraph.models.jsonrepair import parse_jsonl
 from provgraph.rdf.terms import TripleTerm
@@ -32,7 +36,12 @@ __all__ = [
     "selection_messages",
     "select_with_llm",
     "select_by_similarity",
+    "select_or_fallback",
+    "SELECTION_TOKENS_PER_EDGE",
 ]
+
+SELECTION_TOKENS_PER_EDGE = 40
+"""Output tokens allowed per selected edge (an id and a one-line reason)."""
 
 
 def edge_id(s: str, p: str, o: str) -> str:
@@ -142,7 +151,8 @@ async def select_with_llm(
     """Ask the LLM which edges matter (one call); at most ``limit`` ids, each with ALL its terms."""
     if not edges:
         return Selection([])
-    completion = await llm.complete(selection_messages(question, edges, limit))
+    completion = await llm.complete(selection_messages(question, edges, limit),
+                                    max_tokens=limit * SELECTION_TOKENS_PER_EDGE + 16)
     lines = parse_jsonl(completion.text)
     by_id = _uri_map(edges, scores)
     malformed, unknown = lines.dropped, 0
@@ -172,9 +182,13 @@ async def select_with_llm(
 
 
 def select_by_similarity(
-    edges: Sequence[LabelledEdge], scores: np.ndarray, limit: int, min_similarity: float
+    edges: Sequence[LabelledEdge], scores: np.ndarray, limit: int, min_similarity: float,
+    *, why: str = "no LLM configured",
 ) -> Selection:
-    """No-LLM selection: the ``limit`` edges most similar to the question, above ``min_similarity``."""
+    """No-LLM selection: the ``limit`` edges most similar to the question, above ``min_similarity``.
+
+    ``why`` ends each edge's reasoning (why similarity rather than the LLM chose it).
+    """
     order = np.argsort(-scores, kind="stable").tolist()
     chosen = []
     for i in order[:limit]:
@@ -184,7 +198,36 @@ def select_by_similarity(
         edge = edges[i]
         reasoning = (
             f"Selected by embedding similarity {score:.2f} between the question and "
-            f"'{edge.text}' (no LLM configured)"
+            f"'{edge.text}' ({why})"
         )
         chosen.append(Selected(edge, reasoning, score))
     return Selection(chosen)
+
+
+async def select_or_fallback(
+    llm: ChatModel, question: str, edges: Sequence[LabelledEdge], scores: np.ndarray, limit: int,
+    min_similarity: float, *, timeout: float,
+) -> Selection:
+    """LLM selection within ``timeout`` seconds; similarity selection when the LLM fails, runs out of
+    time, or its reply holds lines but no usable edge. The fallback's reasoning and warning say why."""
+    if not edges:
+        return Selection([])
+    usage: Usage | None = None
+    warnings: list[str] = []
+    try:
+        if timeout <= 0:
+            raise TimeoutError
+        selection = await asyncio.wait_for(select_with_llm(llm, question, edges, scores, limit), timeout)
+    except TimeoutError:
+        reason = "the LLM's edge selection ran past the question deadline"
+    except ModelError as exc:
+        reason = f"the LLM's edge selection failed: {_flat(str(exc))[:400]}"
+    else:
+        if selection.chosen or not (selection.malformed or selection.unknown):
+            return selection
+        usage, warnings = selection.usage, selection.warnings
+        reason = (f"the LLM's edge selection was unusable ({selection.malformed} malformed line(s), "
+                  f"{selection.unknown} unknown id(s))")
+    fallback = select_by_similarity(edges, scores, limit, min_similarity, why=f"fallback: {reason}")
+    return Selection(fallback.chosen, usage=usage,
+                     warnings=[*warnings, f"edge selection fell back to similarity: {reason}"])

@@ -4,8 +4,10 @@ Steps, each written to ``urn:graph:retrieval`` AS IT COMPLETES and yielded at on
 question → [grounding] → exploration → focus → answer pieces → synthesis → final. Any failure
 yields one :class:`~provgraph.events.ErrorMessage` and ends the stream; the steps already
 written stay. With an LLM it is called at most three times (grounding, edge selection,
-synthesis); without one (``llm=None``) edges are chosen by embedding similarity and the answer
-is extractive, cited sentences of the supporting chunks.
+synthesis), all within the question's deadline (``question_deadline`` seconds): a step that fails
+or runs out of time falls back to its no-LLM form (no grounding, similarity selection, extractive
+answer), and the trace and warnings say why; without one (``llm=None``) edges are chosen by
+embedding similarity and the answer is extractive, cited sentences of the supporting chunks.
 
 Example::
 
@@ -16,6 +18,7 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
@@ -24,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from provgraph.config import Settings
-from provgraph.errors import InputError
+from provgraph.errors import InputError, ModelError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final
 from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Embedder, Usage, system, user
@@ -40,13 +43,14 @@ from provgraph.provenance.graph_rag import (
 )
 from provgraph.rdf import ids
 from provgraph.rdf.terms import Iri
+from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces, why
 from provgraph.retrieval.edge_select import (
     LabelledEdge,
     Selection,
     label_edges,
     prefilter,
     select_by_similarity,
-    select_with_llm,
+    select_or_fallback,
     similarities,
 )
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
@@ -109,6 +113,7 @@ class GraphRagParams:
     grounding: bool = False
     min_similarity: float = _setting("min_similarity")
     answer_sentences: int = 5
+    question_deadline: float = _setting("question_deadline")
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -120,7 +125,7 @@ class GraphRagParams:
     def from_settings(cls, settings: Settings, **overrides: Any) -> GraphRagParams:
         """Params from settings; ``None`` overrides are ignored."""
         names = ("entity_limit", "triple_limit", "max_subgraph_size", "max_path_length", "edge_score_limit",
-                 "edge_limit", "min_similarity")
+                 "edge_limit", "min_similarity", "question_deadline")
         base = cls(**{n: getattr(settings, n) for n in names})
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
@@ -144,6 +149,11 @@ class _Run:
     grounding: Iri | None = None
     entities: list[Ranked] = field(default_factory=list)
     chunks: list[Ranked] = field(default_factory=list)
+    deadline: Deadline = field(default_factory=lambda: Deadline(float("inf")))
+
+    def remaining(self) -> float:
+        """Seconds left before the question's deadline (may be negative)."""
+        return self.deadline.remaining()
 
 
 class GraphRag:
@@ -182,7 +192,8 @@ class GraphRag:
         """
         sid = session_id or ids.new_session_id()
         writer = TraceWriter(self.store, enabled=self.trace)
-        run = _Run(sid, question, ids.question_iri(sid), writer, LabelCache(self.store))
+        run = _Run(sid, question, ids.question_iri(sid), writer, LabelCache(self.store),
+                   deadline=Deadline(self.params.question_deadline))
         try:
             async for event in self._steps(run, informed_by):
                 yield event
@@ -198,7 +209,10 @@ class GraphRag:
             if self.llm is None:
                 run.warnings.append("grounding skipped: no LLM configured")
             else:
-                yield await self._ground(run, self.llm)
+                try:
+                    yield await asyncio.wait_for(self._ground(run, self.llm), max(run.remaining(), 0.001))
+                except (ModelError, TimeoutError) as exc:
+                    run.warnings.append(f"grounding skipped: {why(exc)}")
         vectors = self.embedder.embed([run.question, *run.concepts])
         seeds = self._seeds(run, vectors)
         p = self.params
@@ -261,7 +275,8 @@ class GraphRag:
         edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
         if self.llm is None:
             return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity)
-        selection = await select_with_llm(self.llm, run.question, edges, scores, self.params.edge_limit)
+        selection = await select_or_fallback(self.llm, run.question, edges, scores, self.params.edge_limit,
+                                             self.params.min_similarity, timeout=run.remaining())
         run.warnings += selection.warnings
         return selection
 
@@ -273,22 +288,30 @@ class GraphRag:
         if unsourced:
             run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")
         call: LlmCall | None = None
+        fallback: str | None = None
         if not chosen:
             citations = cite([], found)
             answer = NOTHING_RELEVANT
             yield AnswerPiece(text=answer)
+        elif self.llm is not None and run.remaining() <= 0:
+            fallback = "the question deadline passed before synthesis"
         elif self.llm is not None:
             citations = cite([e.edge for e in chosen], found)
             stream = self.llm.stream(synthesis_messages(run.question, chosen, citations))
-            async for piece in stream:
+            outcome = Outcome()
+            async for piece in answer_pieces(stream, run.deadline, outcome):
                 yield AnswerPiece(text=piece)
+            fallback = outcome.fallback
+            run.warnings += outcome.warnings
             call = self._record(run, stream.usage)
             answer = stream.text.strip()
-            if not answer:
+            if not answer and fallback is None:
                 answer = EMPTY_ANSWER
                 run.warnings.append("synthesis: the model returned an empty answer")
                 yield AnswerPiece(text=answer)
-        else:
+        if chosen and (self.llm is None or fallback is not None):
+            if fallback is not None:
+                run.warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
             chunks = list(dict.fromkeys(src.chunk for e in chosen for src in found.get(e.edge, ())))
             texts = self.librarian.texts(chunks, missing_ok=True)
             quotes = self._quotes(run, question, chunks, texts)
@@ -306,8 +329,8 @@ class GraphRag:
             answer = " ".join(sentences)
         yield AnswerPiece(text="", end_of_stream=True)
         if self.llm is not None and chosen:
-            cited = [c for c, m in citations.by_chunk.items() if m in answer]
-            citations = cited_only(citations, cited) if cited else citations
+            in_answer = [c for c, m in citations.by_chunk.items() if m in answer]
+            citations = cited_only(citations, in_answer) if in_answer else citations
         document = ids.graph_rag_answer_iri(run.sid)
         if run.writer.enabled:
             self.librarian.add([NewRecord(document.value, "answer", answer, title=run.question)])
@@ -316,6 +339,7 @@ class GraphRag:
         cited = graph_rag_citations(synthesis, answer, citations.by_chunk, citations.by_edge, selections)
         yield run.writer.step("synthesis", synthesis, synthesis_quads(
             synthesis, question=run.question_iri, derived_from=focus, document=document, content=answer, llm=call,
+            reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
         ) + citation_quads(synthesis, cited))
         yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
                     warnings=tuple(run.warnings))

@@ -17,7 +17,7 @@ __all__ = ["TraceWriter", "UsageTally", "llm_call"]
 
 def llm_call(usage: CallUsage) -> LlmCall:
     """A model call's usage as recorded on a trace step."""
-    return LlmCall(usage.model, usage.input_tokens, usage.output_tokens)
+    return LlmCall(usage.model, usage.input_tokens, usage.output_tokens, usage.estimated)
 
 
 class TraceWriter:

@@ -38,11 +38,17 @@ def test_stream_yields_text_and_sets_usage_at_the_end() -> None:
     assert stream.text == "Hello" and stream.done
 
 
-def test_stream_without_usage_reports_zero_and_collects() -> None:
+def test_stream_without_usage_estimates_it_and_says_so() -> None:
     async def run() -> Completion:
-        return await StreamResult(_pieces("a", "b"), model="p:m").collect()
+        return await StreamResult(_pieces("abcd", "efgh", "i"), model="p:m", prompt="12345678").collect()
 
-    assert asyncio.run(run()) == Completion("ab", Usage(0, 0, "p:m"))
+    # 8 prompt characters -> 2 tokens, 9 output characters -> 3 tokens (one per 4 characters, rounded up)
+    assert asyncio.run(run()) == Completion("abcdefghi", Usage(2, 3, "p:m", estimated=True))
+
+
+def test_reported_usage_is_not_marked_estimated() -> None:
+    assert Usage(5, 2, "p:m").estimated is False
+    assert (Usage(1, 1, "p:m") + Usage(1, 1, "p:m", estimated=True)).estimated is True
 
 
 def test_stream_closed_early_is_done() -> None:
@@ -54,4 +60,4 @@ def test_stream_closed_early_is_done() -> None:
         return stream
 
     stream = asyncio.run(run())
-    assert stream.done and stream.text == "a" and stream.usage == Usage(0, 0, "p:m")
+    assert stream.done and stream.text == "a" and stream.usage == Usage(0, 1, "p:m", estimated=True)

@@ -42,6 +42,26 @@ def test_local_needs_an_existing_gguf(tmp_path: Path) -> None:
     assert isinstance(llm, LocalChatModel) and llm.name == "local:tiny"
 
 
+def test_a_gguf_path_alone_selects_the_local_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gguf = tmp_path / "smol.gguf"
+    gguf.write_bytes(b"GGUF")
+    monkeypatch.setenv("PROVGRAPH_LLM_GGUF_PATH", str(gguf))
+    settings = Settings()
+    assert settings.llm == "auto" and settings.llm_provider == "local"
+    llm = build_chat_model(settings)
+    assert isinstance(llm, LocalChatModel) and llm.name == "local:smol"
+    monkeypatch.setenv("PROVGRAPH_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # an endpoint still wins
+    assert Settings().llm_provider == "openai"
+
+
+def test_the_max_tokens_setting_reaches_both_providers(tmp_path: Path) -> None:
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF")
+    local = build_chat_model(Settings(llm_gguf_path=gguf, llm_max_tokens=77))
+    remote = build_chat_model(Settings(llm_model="m", llm_max_tokens=77))
+    assert local._default_max_tokens == 77 and remote._max_tokens == 77  # type: ignore[union-attr]
+
+
 def test_default_embedder_is_the_shipped_model() -> None:
     embedder = build_embedder(Settings())
     assert isinstance(embedder, Model2VecEmbedder)

@@ -67,3 +67,26 @@ def test_parse_validated_reports_schema_breaks() -> None:
     with pytest.raises(MalformedOutput, match=r"m does not match the schema: \$\.id: expected string") as info:
         parse_validated('{"id": 1}', schema, what="m")
     assert info.value.raw == '{"id": 1}'
+
+
+def test_close_truncated_keeps_the_complete_items() -> None:
+    from provgraph.models.jsonrepair import close_truncated
+
+    assert close_truncated('{"a": [{"x": 1}, {"x": 2}, {"x": "thr') == '{"a": [{"x": 1}, {"x": 2}]}'
+    assert close_truncated('{"a": [{"x": 1}, {"y": 2, "x"', lambda v: all("x" in i for i in v["a"])) == \
+        '{"a": [{"x": 1}]}'
+    assert close_truncated('{"a": ["unfinished') == '{"a": []}'
+    assert close_truncated('{"a": [1, 2]}') is None  # complete: nothing to close
+    assert close_truncated("no json here") is None
+
+
+def test_a_cut_off_answer_is_salvaged_only_down_to_valid_items() -> None:
+    from provgraph.models.base import Usage
+    from provgraph.models.jsonrepair import json_completion
+
+    schema = {"type": "object", "required": ["r"], "properties": {"r": {"type": "array", "maxItems": 5, "items": {
+        "type": "object", "required": ["s", "o"], "properties": {"s": {"type": "string", "maxLength": 9},
+                                                                  "o": {"type": "string", "maxLength": 9}}}}}}
+    text = '{"r": [{"s": "a", "o": "b"}, {"s": "c", "o"'
+    done = json_completion(text, Usage(1, 1, "m"), schema, model="m", schema_name="rel", cut_off=True)
+    assert done.data == {"r": [{"s": "a", "o": "b"}]} and done.text == text

@@ -129,7 +129,7 @@ def test_stream_counts_tokens_approximately(gguf: Path, stand_in: type[StandInLl
 
     pieces, usage = asyncio.run(run())
     assert pieces == ["Par", "is", "."]
-    assert usage == Usage(3, 3, "local:smol")
+    assert usage == Usage(3, 3, "local:smol", estimated=True)
 
 
 def test_llama_errors_become_model_errors(gguf: Path, stand_in: type[StandInLlama]) -> None:
@@ -176,3 +176,14 @@ def test_real_smollm2_answers_bounded_json() -> None:
     answer, text, usage = asyncio.run(run())
     assert isinstance(answer.data["entities"], list) and answer.usage.output_tokens > 0
     assert text and usage is not None and usage.output_tokens > 0
+
+
+def test_an_unbounded_schema_is_refused_before_llama_cpp_sees_it(gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 20000-character maxLength crashed llama.cpp's grammar builder (signal 11): never send one."""
+    loaded: list[Any] = []
+    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=lambda **kw: loaded.append(kw)))
+    llm = LocalChatModel(gguf_path=gguf, n_threads=1)
+    schema = {"type": "object", "properties": {"answer": {"type": "string", "maxLength": 20000}}}
+    with pytest.raises(ModelError, match=r"schema 'step' is not safe to send to a model: \$.answer: maxLength 20000"):
+        asyncio.run(llm.complete_json([user("x")], schema=schema, schema_name="step"))
+    assert loaded == []

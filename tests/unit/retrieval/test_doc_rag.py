@@ -202,14 +202,29 @@ def test_doc_limit_and_informed_by(rt: Runtime) -> None:
     assert isinstance(events[-1], Final)
 
 
-def test_llm_failure_ends_with_one_error_and_keeps_written_steps(rt: Runtime) -> None:
+def test_llm_failure_falls_back_to_the_extractive_answer_and_says_why(rt: Runtime) -> None:
     llm = ScriptedChatModel(failing(ModelUnavailable("scripted: endpoint unreachable")))
     events = collect(engine(rt, llm).ask(QUESTION, session_id=SID))
     assert [e.step if isinstance(e, Explain) else type(e).__name__ for e in events] == [
-        "question", "exploration", "ErrorMessage"]
-    assert events[-1] == ErrorMessage(type="ModelUnavailable", message="scripted: endpoint unreachable",
-                                      session_id=SID)
-    assert stored(rt, docrag_exploration_iri(SID)) and not stored(rt, docrag_synthesis_iri(SID))
+        "question", "exploration", "AnswerPiece", "synthesis", "Final"]
+    final = events[-1]
+    assert isinstance(final, Final) and final.warnings == (
+        "synthesis fell back to an extractive answer: the LLM's answer failed: scripted: endpoint unreachable",)
+    assert final.answer == collect(engine(rt, None).ask(QUESTION, session_id="other"))[-1].answer  # type: ignore[union-attr]
+    reasoning = [q.o.value for q in rt.store.match(docrag_synthesis_iri(SID), TG.reasoning, None, g=GRAPH_RETRIEVAL)]
+    assert reasoning == ["Extractive answer (fallback: the LLM's answer failed: scripted: endpoint unreachable)"]
+
+
+def test_a_spent_deadline_gives_the_extractive_answer(rt: Runtime) -> None:
+    llm = ScriptedChatModel(by_schema({"stream": "never read [1]."}))
+    rag = DocumentRag(rt.store, rt.librarian, rt.embedder, rt.chunk_index, llm, clock=lambda: T,
+                      question_deadline=1e-9)
+    final = collect(rag.ask(QUESTION, session_id=SID))[-1]
+    assert isinstance(final, Final)
+    assert final.warnings == ("synthesis fell back to an extractive answer: "
+                              "the question deadline passed before synthesis",)
+    assert llm.calls == []
+    assert "never read" not in final.answer and re.search(r"\[\d\]", final.answer)
 
 
 def test_empty_index_answers_without_asking_the_llm(corpus_settings: Settings) -> None:

@@ -160,14 +160,19 @@ def test_a_store_full_of_old_traces_explores_the_same(world: World) -> None:
     assert (TG.edgeCount, Literal.integer(7)) in first
 
 
-def test_garbage_selection_gives_a_complete_trace_and_a_warning(world: World) -> None:
+def test_garbage_selection_falls_back_to_similarity_and_the_trace_says_why(world: World) -> None:
     llm = scripted("Sure! The relevant edges are the ones about Curie.\nHope that helps")
     events = ask(world, llm)
     assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
-    assert final(events).warnings == ("2 malformed selection line(s) dropped",)
-    assert final(events).answer == NOTHING_RELEVANT and final(events).sources == ()
-    assert [c.kind for c in llm.calls] == ["complete"]
-    assert not [q for q in step(events, "focus").triples if q.p == TG.selectedEdge]
+    why = "the LLM's edge selection was unusable (2 malformed line(s), 0 unknown id(s))"
+    assert final(events).warnings == ("2 malformed selection line(s) dropped",
+                                      f"edge selection fell back to similarity: {why}")
+    assert [c.kind for c in llm.calls] == ["complete", "stream"]
+    focus = step(events, "focus").triples
+    reasons = [q.o.value for q in focus if q.p == TG.reasoning and isinstance(q.o, Literal)]
+    assert reasons and all(r.startswith("Selected by embedding similarity ") and r.endswith(f"(fallback: {why})")
+                           for r in reasons)
+    assert final(events).answer == "Marie Curie discovered polonium [1]."
 
 
 def test_an_empty_synthesis_gives_a_complete_trace_with_a_clear_message(world: World) -> None:
@@ -180,21 +185,52 @@ def test_an_empty_synthesis_gives_a_complete_trace_with_a_clear_message(world: W
     assert world.librarian.text(ids.graph_rag_answer_iri(SID).value) == EMPTY_ANSWER
 
 
-def test_an_unreachable_model_ends_with_one_error_and_keeps_the_written_steps(world: World) -> None:
+def test_an_unreachable_model_falls_back_to_the_no_llm_steps_and_says_so(world: World) -> None:
     events = ask(world, ScriptedChatModel(failing()))
-    assert kinds(events) == ["question", "exploration", "ErrorMessage"]
-    error = events[-1]
-    assert error == ErrorMessage(type="ModelUnavailable", message="scripted: endpoint unreachable", session_id=SID)
-    assert world.store.count(ids.exploration_iri(SID), g=GRAPH_RETRIEVAL) > 0
-    assert world.store.count(ids.focus_iri(SID), g=GRAPH_RETRIEVAL) == 0
+    assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    assert final(events).warnings == (
+        "edge selection fell back to similarity: the LLM's edge selection failed: scripted: endpoint unreachable",
+        "synthesis fell back to an extractive answer: the LLM's answer failed: scripted: endpoint unreachable",
+    )
+    synthesis = step(events, "synthesis").triples
+    assert Quad(ids.synthesis_iri(SID), TG.reasoning, Literal(
+        "Extractive answer (fallback: the LLM's answer failed: scripted: endpoint unreachable)"),
+        GRAPH_RETRIEVAL) in synthesis
+    assert "[1]" in final(events).answer and final(events).sources
 
 
-def test_a_failure_mid_stream_ends_with_an_error(world: World) -> None:
+def test_a_failure_mid_stream_before_any_piece_falls_back_to_an_extractive_answer(world: World) -> None:
     def script(call: Call) -> str | Exception:
         return ModelUnavailable("gone") if call.kind == "stream" else jsonl(DISCOVERED)
 
     events = ask(world, ScriptedChatModel(script))
-    assert kinds(events) == ["question", "exploration", "focus", "ErrorMessage"]
+    assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    assert final(events).warnings == ("synthesis fell back to an extractive answer: the LLM's answer failed: gone",)
+    assert "polonium" in final(events).answer
+
+
+def test_a_spent_deadline_skips_the_llm_steps_and_the_trace_says_so(world: World) -> None:
+    llm = scripted(jsonl(DISCOVERED))
+    events = ask(world, llm, question_deadline=1e-9)
+    assert llm.calls == []
+    assert kinds(events) == ["question", "exploration", "focus", "AnswerPiece", "synthesis", "Final"]
+    assert final(events).warnings == (
+        "edge selection fell back to similarity: the LLM's edge selection ran past the question deadline",
+        "synthesis fell back to an extractive answer: the question deadline passed before synthesis",
+    )
+    reasons = [q.o.value for q in step(events, "focus").triples if q.p == TG.reasoning]
+    assert reasons and all("ran past the question deadline" in r for r in reasons)
+
+
+def test_a_slow_selection_is_cut_at_the_deadline(world: World) -> None:
+    class Slow(ScriptedChatModel):
+        async def complete(self, messages, **kwargs):  # type: ignore[no-untyped-def,override]
+            await asyncio.sleep(30)
+            raise AssertionError("not reached")
+
+    events = ask(world, Slow(by_schema({"stream": "x"})), question_deadline=0.3)
+    assert final(events).warnings[0] == (
+        "edge selection fell back to similarity: the LLM's edge selection ran past the question deadline")
 
 
 def test_no_llm_mode_selects_by_similarity_and_answers_with_cited_sentences(world: World) -> None:
