@@ -6,14 +6,15 @@ a runtime serves one ``(user, collection)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from provgraph.config import Settings
-from provgraph.errors import ConfigError, InputError
+from provgraph.errors import ConfigError, InputError, NotFound
+from provgraph.events import Event
 from provgraph.extract.base import Extractor
 from provgraph.extract.pipeline import ExtractionPipeline
 from provgraph.ingest.pipeline import DocumentLoader
@@ -181,6 +182,56 @@ class Runtime:
         """The Document RAG engine."""
         return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
                            doc_limit=self.settings.doc_limit)
+
+    def ask_agent(self, question: str) -> AsyncIterator[Event]:
+        """The ReAct agent's events on ``question`` (built-in tools plus the settings' MCP servers).
+
+        Raises :class:`ConfigError` at once when no LLM is configured.
+        """
+        from provgraph.agent.mcp import McpTools, parse_servers
+        from provgraph.agent.react import NO_LLM_MESSAGE, Agent
+        from provgraph.agent.tools import TextCompletionTool, document_query, knowledge_query
+
+        llm = self.llm
+        if llm is None:
+            raise ConfigError(NO_LLM_MESSAGE)
+        servers = parse_servers(self.settings.mcp_servers)
+        builtin = [knowledge_query(self.graph_rag()), document_query(self.document_rag()), TextCompletionTool(llm)]
+
+        async def events() -> AsyncIterator[Event]:
+            async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
+                runner = Agent(self.store, self.librarian, llm, [*builtin, *mcp.tools],
+                               max_iterations=self.settings.max_iterations, collection=self.settings.collection)
+                async for ev in runner.ask(question):
+                    yield ev
+
+        return events()
+
+    def remove_document(self, document: Iri) -> int:
+        """Remove a document, its parts, provenance, chunk vectors and the facts only it supported.
+
+        Returns the number of quads removed; :class:`NotFound` if the document is not loaded.
+        """
+        from provgraph.ingest.removal import remove_document
+
+        if not self.librarian.exists(document.value) and not self.store.count(document, None, None):
+            raise NotFound(f"document {document.value} is not in collection {self.ref}")  # store-only: leftovers
+        return remove_document(self.store, self.librarian, document, chunk_index=self.chunk_index,
+                               entity_index=self.entity_index)
+
+    def sharing(self, settings: Settings) -> Runtime:
+        """A runtime for the same collection with other settings (LLM, limits) over this one's open parts.
+
+        The store, librarian, indexes and embedder already opened here are reused, not reopened (a
+        store opens read-write once per process); closing the new runtime leaves them open.
+        """
+        if (settings.home, settings.user, settings.collection) != (self.ref.home, self.ref.user, self.ref.collection):
+            raise ConfigError(f"cannot share {self.ref} with collection {settings.user}/{settings.collection}")
+        other = Runtime(settings, create=False, llm=self._llm_override, embedder=self._embedder_override)
+        for name in ("store", "librarian", "entity_index", "chunk_index", "embedder"):
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        return other
 
     def close(self) -> None:
         """Close everything this runtime opened (newest first)."""

@@ -39,6 +39,7 @@ def _register() -> None:
         "traces_cmds",
         "ask_cmds",
         "integrity_cmds",
+        "serve_cmds",
     ):
         importlib.import_module(f"provgraph.cli.{name}").register(app)
 

@@ -12,11 +12,9 @@ from collections.abc import AsyncIterator, Callable
 
 import typer
 
-from provgraph.agent.tools import Tool
 from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, json_text, settings_from
 from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
 from provgraph.cli.render import truncate
-from provgraph.errors import ConfigError
 from provgraph.events import (
     Action,
     AnswerPiece,
@@ -185,14 +183,6 @@ def _stderr(text: str) -> None:
     echo(text, err=True)
 
 
-def _builtin_tools(rt: Runtime) -> list[Tool]:
-    """``knowledge-query`` (GraphRAG), ``document-query`` (Document RAG) and ``text-completion``."""
-    from provgraph.agent.tools import TextCompletionTool, document_query, knowledge_query
-
-    assert rt.llm is not None
-    return [knowledge_query(rt.graph_rag()), document_query(rt.document_rag()), TextCompletionTool(rt.llm)]
-
-
 def agent(
     ctx: typer.Context,
     question: str = typer.Option(..., "-q", "--question", help="The question to answer."),
@@ -210,25 +200,14 @@ def agent(
 
     Example: provgraph agent -q "When was the Radium Institute founded?" -v -x
     """
-    from provgraph.agent.mcp import McpTools, parse_servers
-    from provgraph.agent.react import NO_LLM_MESSAGE, Agent
+    from provgraph.agent.mcp import parse_servers
 
     settings = settings_from(ctx, collection=collection, user=user, max_iterations=max_iterations)
-    servers = parse_servers(settings.mcp_servers)
+    parse_servers(settings.mcp_servers)  # a bad MCP configuration fails before the collection opens
     with Runtime(settings, create=False) as rt:
-        if rt.llm is None:
-            raise ConfigError(NO_LLM_MESSAGE)
-        builtin = _builtin_tools(rt)
-
-        async def events() -> AsyncIterator[Event]:
-            async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
-                runner = Agent(rt.store, rt.librarian, rt.llm, [*builtin, *mcp.tools],
-                               max_iterations=settings.max_iterations, collection=settings.collection)
-                async for ev in runner.ask(question):
-                    yield ev
-
+        events = rt.ask_agent(question)
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
-        _run(events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
+        _run(lambda: events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
 
 
 def register(app: typer.Typer) -> None:

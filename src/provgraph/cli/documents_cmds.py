@@ -9,9 +9,8 @@ from rich.text import Text
 from rich.tree import Tree
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stdout
-from provgraph.errors import NotFound
+from provgraph.explain.documents import document_detail, document_rows, provenance_json
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree, document_tree
-from provgraph.ingest.removal import remove_document
 from provgraph.rdf.ids import document_iri
 from provgraph.runtime import Runtime
 
@@ -30,10 +29,7 @@ def documents_list(
     """List the collection's documents. Example: provgraph documents list -C demo"""
     settings = settings_from(ctx, collection=collection, user=user)
     with Runtime(settings, create=False) as rt:
-        docs = rt.librarian.list(kind="document")
-        counts = {d.id: len(rt.librarian.children(d.id)) for d in docs}
-    rows = [{"id": d.id, "title": d.title, "mime_type": d.mime_type, "size": d.size, "parts": counts[d.id],
-             "loaded": d.created.isoformat(timespec="seconds")} for d in docs]
+        rows = document_rows(rt.librarian)
     if fmt == "json":
         echo(json_text(rows))
         return
@@ -55,26 +51,17 @@ def documents_show(
     """Show a document's metadata and parts. Example: provgraph documents show report.pdf -C demo"""
     settings = settings_from(ctx, collection=collection, user=user)
     with Runtime(settings, create=False) as rt:
-        iri = document_iri(doc)
-        if not rt.librarian.exists(iri.value):
-            raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
-        rec = rt.librarian.get(iri.value)
-        parts = rt.librarian.children(iri.value)
-    data = {"id": rec.id, "title": rec.title, "mime_type": rec.mime_type, "size": rec.size,
-            "content_hash": rec.content_hash, "loaded": rec.created.isoformat(timespec="seconds"),
-            "metadata": rec.metadata, "tags": list(rec.tags),
-            "parts": [{"id": p.id, "kind": p.kind, "number": p.number, "title": p.title, "offset": p.offset,
-                       "length": p.length} for p in parts]}
+        data = document_detail(rt.librarian, document_iri(doc), str(rt.ref))
     if fmt == "json":
         echo(json_text(data))
         return
     for key in ("id", "title", "mime_type", "size", "content_hash", "loaded"):
         echo(f"{key:>12}: {data[key]}")
-    for key, value in rec.metadata.items():
+    for key, value in data["metadata"].items():
         echo(f"{key:>12}: {value}")
-    for p in parts:
-        end = (p.offset or 0) + (p.length or 0)
-        echo(f"  {p.kind} {p.number}: {p.title or ''} (chars {p.offset}–{end})")
+    for p in data["parts"]:
+        end = (p["offset"] or 0) + (p["length"] or 0)
+        echo(f"  {p['kind']} {p['number']}: {p['title'] or ''} (chars {p['offset']}–{end})")
 
 
 @documents_app.command("remove")
@@ -89,12 +76,9 @@ def documents_remove(
     Example: provgraph documents remove report.pdf -C demo
     """
     settings = settings_from(ctx, collection=collection, user=user)
+    iri = document_iri(doc)
     with Runtime(settings, create=False) as rt:
-        iri = document_iri(doc)
-        if not rt.librarian.exists(iri.value) and not rt.store.count(iri, None, None):  # store-only: leftovers
-            raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
-        removed = remove_document(rt.store, rt.librarian, iri, chunk_index=rt.chunk_index,
-                                  entity_index=rt.entity_index)
+        removed = rt.remove_document(iri)
     echo(f"removed {iri.value} ({removed} quads)")
 
 
@@ -135,16 +119,7 @@ def provenance(
     with Runtime(settings, create=False) as rt:
         tree = document_tree(rt.store, document_iri(doc))
     if fmt == "json":
-        def chunk_json(c: ChunkNode) -> dict[str, object]:
-            return {"chunk": c.iri.value, "index": c.index, "offset": c.offset, "length": c.length,
-                    "extractors": c.components, "edges": [list(e) for e in c.edges]}
-
-        echo(json_text({
-            "document": tree.iri.value, "title": tree.title, "mime_type": tree.mime_type, "pages": tree.page_count,
-            "parts": [{"part": p.iri.value, "kind": p.kind, "label": p.label, "number": p.number, "offset": p.offset,
-                       "length": p.length, "chunks": [chunk_json(c) for c in p.chunks]} for p in tree.parts],
-            "chunks": [chunk_json(c) for c in tree.chunks],
-        }))
+        echo(json_text(provenance_json(tree)))
         return
     stdout.print(render_tree(tree))
 
