@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 
 import typer
 
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, json_text, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, json_text, open_runtime, settings_from
 from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
 from provgraph.cli.render import truncate
 from provgraph.events import (
@@ -173,7 +173,7 @@ def document_rag(
     Example: provgraph document-rag -q "Who discovered polonium?" -x
     """
     settings = settings_from(ctx, collection=collection, user=user, doc_limit=doc_limit, llm=llm)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         engine = rt.document_rag()
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
         _run(lambda: engine.ask(question), rt, fmt=fmt, explain=printer, verbose=False, streaming=streaming)
@@ -204,7 +204,7 @@ def agent(
 
     settings = settings_from(ctx, collection=collection, user=user, max_iterations=max_iterations)
     parse_servers(settings.mcp_servers)  # a bad MCP configuration fails before the collection opens
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         events = rt.ask_agent(question)
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
         _run(lambda: events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)

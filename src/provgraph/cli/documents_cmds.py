@@ -8,11 +8,10 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stdout
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, open_runtime, settings_from, stdout
 from provgraph.explain.documents import document_detail, document_rows, provenance_json
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree, document_tree
 from provgraph.rdf.ids import document_iri
-from provgraph.runtime import Runtime
 
 __all__ = ["register", "render_tree"]
 
@@ -28,7 +27,7 @@ def documents_list(
 ) -> None:
     """List the collection's documents. Example: provgraph documents list -C demo"""
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         rows = document_rows(rt.librarian)
     if fmt == "json":
         echo(json_text(rows))
@@ -50,7 +49,7 @@ def documents_show(
 ) -> None:
     """Show a document's metadata and parts. Example: provgraph documents show report.pdf -C demo"""
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         data = document_detail(rt.librarian, document_iri(doc), str(rt.ref))
     if fmt == "json":
         echo(json_text(data))
@@ -77,7 +76,7 @@ def documents_remove(
     """
     settings = settings_from(ctx, collection=collection, user=user)
     iri = document_iri(doc)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         removed = rt.remove_document(iri)
     echo(f"removed {iri.value} ({removed} quads)")
 
@@ -116,7 +115,7 @@ def provenance(
     Example: provgraph provenance curie.pdf -C demo
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         tree = document_tree(rt.store, document_iri(doc))
     if fmt == "json":
         echo(json_text(provenance_json(tree)))

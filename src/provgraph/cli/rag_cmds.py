@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from provgraph import errors
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, exit_code_for, json_text, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, echo, exit_code_for, json_text, open_runtime, settings_from
 from provgraph.explain.render_text import source_line as render_source_line
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
 from provgraph.models.base import ChatModel
@@ -200,7 +200,7 @@ def graph_rag(
         edge_limit=edge_limit, llm=llm,
     )
     params = GraphRagParams.from_settings(settings, grounding=grounding)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         run_to_exit(lambda: _run(rt, params, question, explainable=explainable, streaming=streaming, fmt=fmt), rt.llm)
 
 

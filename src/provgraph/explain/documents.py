@@ -5,14 +5,18 @@ The CLI's ``--format json`` and the HTTP API print these same objects.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from provgraph.errors import NotFound
+from provgraph.extract.pipeline import ChunkOutcome
+from provgraph.ingest.pipeline import LoadResult
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree
 from provgraph.librarian.base import Librarian
 from provgraph.rdf.terms import Iri
 
-__all__ = ["document_rows", "document_detail", "provenance_json"]
+__all__ = ["document_rows", "document_detail", "provenance_json", "load_summary"]
 
 
 def document_rows(librarian: Librarian) -> list[dict[str, Any]]:
@@ -49,3 +53,21 @@ def provenance_json(tree: DocumentTree) -> dict[str, Any]:
                    "length": p.length, "chunks": [_chunk_json(c) for c in p.chunks]} for p in tree.parts],
         "chunks": [_chunk_json(c) for c in tree.chunks],
     }
+
+
+def load_summary(results: Sequence[LoadResult], outcomes: Sequence[ChunkOutcome],
+                 failed_files: Sequence[str]) -> dict[str, Any]:
+    """What a load did (``load --format json``): one row per document, failed files, extraction errors."""
+    by_doc: dict[str, Counter[str]] = {}
+    chunk_doc = {c.iri.value: r.document.value for r in results for c in r.chunks}
+    for o in outcomes:
+        counts = by_doc.setdefault(chunk_doc.get(o.chunk.value, ""), Counter())
+        counts["facts"] += o.facts
+        counts["failed"] += int(o.failed)
+    rows = [
+        {"document": r.document.value, "title": r.title, "pages": r.pages, "sections": r.sections,
+         "chunks": len(r.chunks), "facts": by_doc.get(r.document.value, Counter())["facts"],
+         "failed_chunks": by_doc.get(r.document.value, Counter())["failed"], "status": r.status}
+        for r in results
+    ]
+    return {"documents": rows, "failed_files": list(failed_files), "errors": [o.error for o in outcomes if o.failed]}
