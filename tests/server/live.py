@@ -30,6 +30,10 @@ class LiveServer:
     home: Path
     process: subprocess.Popen[bytes]
 
+    def log(self) -> str:
+        """What the server printed."""
+        return (self.home.parent / f"serve-{self.url.rsplit(':', 1)[1]}.log").read_text()
+
     def stop(self) -> int:
         """SIGTERM (graceful shutdown); returns the exit code."""
         if self.process.poll() is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -21,8 +21,12 @@ __all__ = ["create_app"]
 PREFIX = "/api/v1"
 
 
-def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_user: str = "default") -> FastAPI:
-    """The app over the data directory of ``settings``; without tokens every request acts as ``anonymous_user``."""
+def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_user: str = "default",
+               on_stop: Callable[[str], None] | None = None) -> FastAPI:
+    """The app over the data directory of ``settings``; without tokens every request acts as ``anonymous_user``.
+
+    ``on_stop`` hears one line once shutdown has closed every collection.
+    """
     state = ServerState(settings, limits=limits or Limits(), anonymous_user=anonymous_user)
 
     @asynccontextmanager
@@ -30,7 +34,9 @@ def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_us
         yield
         if state.jobs is not None:
             await state.jobs.shutdown()
-        state.pool.close()  # every collection flushed and closed: consistent on disk
+        closed = state.pool.close()  # every collection flushed and closed: consistent on disk
+        if on_stop is not None:
+            on_stop(f"provgraph stopped: {closed} collection(s) flushed and closed")
 
     app = FastAPI(
         title="provgraph", version=__version__, lifespan=lifespan,

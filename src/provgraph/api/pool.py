@@ -95,11 +95,13 @@ class RuntimePool:
                 entry.runtime.close()
             drop_collection(ref)
 
-    def close(self) -> None:
-        """Wait for running requests, then flush and close every collection (graceful shutdown)."""
+    def close(self) -> int:
+        """Wait for running requests, then flush and close every collection (graceful shutdown); returns how many."""
         with self._lock:
             self.closed = True
             self._lock.wait_for(lambda: all(e.users == 0 for e in self._entries.values()), timeout=30)
             for entry in self._entries.values():
                 entry.runtime.close()
+            count = len(self._entries)
             self._entries.clear()
+        return count

@@ -194,6 +194,7 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
 
     from provgraph.cli.app import app
     from provgraph.cli.common import hosted
+    from provgraph.cli.remote import file_arguments
 
     command = body.argv[0]
     if command in LOCAL_ONLY:
@@ -212,6 +213,12 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
         argv = [server_path if a == given else _option_value(a, given, server_path) for a in argv]
     for out in body.outputs:
         _place(folder, out).parent.mkdir(parents=True, exist_ok=True)
+    inputs, outputs = file_arguments(typer.main.get_command(app), argv)  # type: ignore[arg-type]
+    outside = [a for a in inputs + outputs if not Path(a).resolve().is_relative_to(folder.resolve())]
+    if outside:
+        emit({"stderr": f"error: {outside[0]}: a server reads and writes only the files the client sends\n"})
+        emit({"exit": 2})
+        return
     replacements = sorted(mapping.items(), key=lambda kv: -len(kv[0]))
 
     def send(message: dict[str, Any]) -> None:

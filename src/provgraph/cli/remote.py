@@ -13,33 +13,35 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
 import httpx
 
 from provgraph import errors
 from provgraph.errors import InputError, ProvgraphError, StoreUnavailable
 from provgraph.ingest.paths import expand_paths
 
-__all__ = ["run_remote", "LOCAL_COMMANDS"]
+__all__ = ["run_remote", "LOCAL_COMMANDS", "file_arguments"]
 
 LOCAL_COMMANDS = ("serve", "tokens", "config")
 _INPUTS = {"load": ("paths", "ontology"), "extract": ("ontology",), "import": ("file",)}
 _OUTPUTS = {"export": ("output",)}
 
 
-def _params(group: click.Group, argv: list[str]) -> dict[str, Any]:
-    """The command's parameters as click parses them (no validation, no callbacks)."""
-    ctx = click.Context(group, info_name="provgraph", resilient_parsing=True)
-    cmd: click.Command | None = group
+def _params(group: Any, argv: list[str]) -> dict[str, Any]:
+    """The command's parameters as click parses them (no validation, no callbacks).
+
+    Duck-typed: typer vendors its own click, whose classes are not ``click``'s.
+    """
+    ctx = group.make_context("provgraph", [], resilient_parsing=True)
+    cmd: Any = group
     args = list(argv)
-    while isinstance(cmd, click.Group) and args:
+    while hasattr(cmd, "commands") and args:
         cmd = cmd.get_command(ctx, args[0])
         args = args[1:]
-    if cmd is None or isinstance(cmd, click.Group):
+    if cmd is None or hasattr(cmd, "commands"):
         return {}
     try:
         return dict(cmd.make_context(argv[0], args, parent=ctx, resilient_parsing=True).params)
-    except click.ClickException:
+    except Exception:  # noqa: BLE001 - unparsable arguments name no files; the command reports them
         return {}
 
 
@@ -50,12 +52,18 @@ def _tokens(argv: list[str], value: Any) -> list[str]:
         [a.split("=", 1)[1] for a in argv if a.startswith("--") and "=" in a and Path(a.split("=", 1)[1]) in wanted]
 
 
-def _request(group: click.Group, argv: list[str]) -> dict[str, Any]:
+def file_arguments(group: Any, argv: list[str]) -> tuple[list[str], list[str]]:
+    """The arguments of ``argv`` that name files to read (inputs) and to write (outputs)."""
+    params = _params(group, argv)
+    inputs = [t for name in _INPUTS.get(argv[0], ()) for t in _tokens(argv, params.get(name))]
+    outputs = [t for name in _OUTPUTS.get(argv[0], ()) for t in _tokens(argv, params.get(name))]
+    return inputs, outputs
+
+
+def _request(group: Any, argv: list[str]) -> dict[str, Any]:
     params = _params(group, argv)
     command = argv[0]
-    paths: list[str] = []
-    for name in _INPUTS.get(command, ()):
-        paths += _tokens(argv, params.get(name))
+    paths, outputs = file_arguments(group, argv)
     files = []
     for given in dict.fromkeys(paths):
         found, _ = expand_paths([given])
@@ -64,7 +72,6 @@ def _request(group: click.Group, argv: list[str]) -> dict[str, Any]:
                 files.append({"path": str(path), "data": base64.b64encode(path.read_bytes()).decode("ascii")})
             except OSError:
                 continue  # the server reports it as the command would
-    outputs = [t for name in _OUTPUTS.get(command, ()) for t in _tokens(argv, params.get(name))]
     stdin = None
     if (command == "sparql" and params.get("query") == "-") or (argv[:2] == ["collections", "drop"]
                                                                 and not params.get("yes")):
@@ -82,7 +89,7 @@ def _refusal(response: httpx.Response) -> ProvgraphError:
         return ProvgraphError(f"the server answered HTTP {response.status_code}")
 
 
-def run_remote(group: click.Group, argv: list[str], url: str, token: str | None) -> int:
+def run_remote(group: Any, argv: list[str], url: str, token: str | None) -> int:
     """Run ``provgraph ARGV`` on the server at ``url``; prints its output here, returns its exit code."""
     body = _request(group, argv)
     headers = {"Authorization": f"Bearer {token}"} if token else {}

@@ -52,7 +52,8 @@ def serve(
         raise ConfigError(f"refusing to serve on {host} without tokens: create one with "
                           "provgraph tokens create -U USER (or bind to 127.0.0.1)")
     app = create_app(settings, limits=Limits(max_body_mb=max_body_mb, concurrency_per_token=concurrency,
-                                             timeout_s=timeout), anonymous_user=user)
+                                             timeout_s=timeout), anonymous_user=user,
+                     on_stop=lambda line: typer.echo(line, err=True))
     typer.echo(f"provgraph serving {settings.home} on http://{host}:{port}/api/v1", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
 
