@@ -143,8 +143,9 @@ def export(request: Request, collection: str, format: Literal["nquads", "trig"] 
 
 
 @router.post("/collections/{collection}/import", response_model=ImportedOut, tags=["export"],
-             openapi_extra={"requestBody": {"content": {"application/n-quads": {"schema": {"type": "string"}},
-                                                        "application/trig": {"schema": {"type": "string"}}}}})
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 media: {"schema": {"type": "string"}, "example": "<urn:a> <urn:b> <urn:c> <urn:g> .\n"}
+                 for media in ("text/plain", "application/n-quads", "application/trig")}}})
 async def import_(request: Request, collection: str,
                   format: Literal["nquads", "trig"] = "nquads") -> dict[str, Any]:
     """Import N-Quads or TriG (the request body) atomically: a syntax error imports nothing."""

@@ -119,9 +119,8 @@ async def _answer(request: Request, service: str, body: Any) -> Any:
         cls = getattr(errors, detail["type"], None)
         status = 408 if detail["type"] == "Timeout" else (
             status_for(cls(detail["message"])) if isinstance(cls, type) and issubclass(cls, ProvgraphError) else 500)
-        return JSONResponse({**error_body(detail["type"], detail["message"]), "steps": steps, "events": events},
-                            status_code=status)
-    return {"final": last, "steps": steps, "events": events}
+        return JSONResponse({**error_body(detail["type"], detail["message"]), "steps": steps}, status_code=status)
+    return JSONResponse({"final": last, "steps": steps})  # already the wire form: no second validation
 
 
 @router.post("/graph-rag", responses=_STREAM, response_model=RagResponse)

@@ -87,7 +87,6 @@ class RagResponse(BaseModel):
     final: EventOut | None = Field(None, description="the final message; null when the query failed")
     error: ErrorDetail | None = None
     steps: list[EventOut] = Field(default_factory=list, description="explain messages, in order")
-    events: list[EventOut] = Field(default_factory=list, description="every message, in order")
 
 
 class SparqlRequest(BaseModel):

@@ -21,7 +21,6 @@ from pydantic import ValidationError
 from provgraph.api.errors import one_line
 from provgraph.api.routes_rag import RAG_SERVICES, query_messages
 from provgraph.api.state import ServerState
-from provgraph.config import load_settings
 from provgraph.errors import InputError, ProvgraphError
 from provgraph.explain.documents import document_detail, document_rows
 from provgraph.explain.render_json import summary_json, trace_json
@@ -58,8 +57,10 @@ class _Session:
             await self.socket.send_json({"id": request_id, "response": response, "complete": complete})
 
     def settings(self, request: dict[str, Any], **overrides: Any) -> Any:
-        return load_settings(home=str(self.state.settings.home), user=self.user,
-                             collection=request.get("collection"), **overrides)
+        collection = request.get("collection")
+        if collection is not None and not isinstance(collection, str):
+            raise InputError("collection must be a string")
+        return self.state.settings_for(self.user, collection, **overrides)
 
     async def handle(self, message: Any) -> None:
         request_id = message.get("id") if isinstance(message, dict) else None

@@ -9,7 +9,7 @@ from fastapi import Request
 
 from provgraph.api.pool import RuntimePool
 from provgraph.api.tokens import TokenStore
-from provgraph.config import Settings, load_settings
+from provgraph.config import Settings
 
 __all__ = ["Limits", "ServerState", "state_of", "user_of", "request_settings"]
 
@@ -37,6 +37,15 @@ class ServerState:
     def __post_init__(self) -> None:
         self.tokens = TokenStore(self.settings.home)
 
+    def settings_for(self, user: str, collection: str | None, **overrides: Any) -> Settings:
+        """The server's settings for one request (the environment is not read again: it was at start).
+
+        ``overrides`` come from request models that validated them; names are checked when the
+        collection is opened.
+        """
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return self.settings.model_copy(update={"user": user, "collection": collection or "default", **given})
+
 
 def state_of(request: Request) -> ServerState:
     """The server state of the app serving ``request``."""
@@ -52,5 +61,4 @@ def user_of(request: Request) -> str:
 
 def request_settings(request: Request, collection: str | None = None, **overrides: Any) -> Settings:
     """Settings for one request: the server's data directory, the caller's user, the request's options."""
-    state = state_of(request)
-    return load_settings(home=str(state.settings.home), user=user_of(request), collection=collection, **overrides)
+    return state_of(request).settings_for(user_of(request), collection, **overrides)
