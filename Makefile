@@ -25,7 +25,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)
-	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py bench/serve.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 eval: $(STAMP)
 	$(PY) bench/quality.py

@@ -66,9 +66,6 @@ class Guard:
                 or scope["path"] in _OPEN:
             await self.app(scope, receive, send)
             return
-        if scope["type"] == "websocket":
-            await self._call(scope, receive, send)  # a socket's messages need the same checks
-            return
         await self._call(scope, receive, send)
 
     async def _call(self, scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -77,7 +77,9 @@ async def query_messages(request_state: Any, settings: Settings, start: Starter)
                 while True:
                     left = deadline - time.monotonic()
                     try:
-                        ev = await asyncio.wait_for(anext(events), timeout=max(left, 0.001))
+                        if left <= 0:  # steps that never wait are checked between steps
+                            raise asyncio.TimeoutError
+                        ev = await asyncio.wait_for(anext(events), timeout=left)
                     except StopAsyncIteration:
                         break
                     except asyncio.TimeoutError:

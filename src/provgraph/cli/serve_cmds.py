@@ -33,7 +33,7 @@ def serve(
     user: str = typer.Option("default", "-U", "--user", help="The user requests act as while no token exists."),
     max_body_mb: float = typer.Option(64.0, "--max-body-mb", min=0.001, help="Largest request or upload (MiB)."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Requests in flight per token."),
-    timeout: float = typer.Option(300.0, "--timeout", min=0.1, help="Longest query, in seconds."),
+    timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Longest query, in seconds."),
 ) -> None:
     """Serve the HTTP API (/api/v1, OpenAPI at /api/v1/openapi.json); this process owns the stores.
 
