@@ -268,6 +268,11 @@ def test_remote_commands_touch_only_the_files_the_client_sent(api: Api) -> None:
             assert lines == [{"stderr": f"error: {name}: a server reads and writes only the files the client sends\n"},
                              {"exit": 2}]
         assert "evil" not in [c["collection"] for c in bob.get("/collections").json()]
+        for argv in (["tokens", "create", "-U", "root"], ["--home", "/tmp", "tokens", "create", "-U", "root"],
+                     ["config", "show"]):
+            lines = [json.loads(line) for line in bob.post("/cli", json={"argv": argv}).text.splitlines()]
+            assert lines[-1] == {"exit": 2} and lines[0]["stderr"].startswith("error: "), lines
+    assert {t.user for t in TokenStore(api.server.home).list()} <= {"default", "bob", "carol"}
     assert not Path("/tmp/provgraph-escape.nq").exists()
 
 

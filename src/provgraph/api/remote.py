@@ -197,6 +197,10 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
     from provgraph.cli.remote import file_arguments
 
     command = body.argv[0]
+    if command.startswith("-"):
+        emit({"stderr": f"error: {command}: global options apply on the client; send the command and its options\n"})
+        emit({"exit": 2})
+        return
     if command in LOCAL_ONLY:
         emit({"stderr": f"error: provgraph {command} runs on the client, not against a server\n"})
         emit({"exit": 2})
