@@ -190,13 +190,14 @@ class Runtime:
         """
         from provgraph.agent.mcp import McpTools, parse_servers
         from provgraph.agent.react import NO_LLM_MESSAGE, Agent
-        from provgraph.agent.tools import TextCompletionTool, document_query, knowledge_query
+        from provgraph.agent.tools import TextCompletionTool, Tool, document_query, knowledge_query
 
         llm = self.llm
         if llm is None:
             raise ConfigError(NO_LLM_MESSAGE)
         servers = parse_servers(self.settings.mcp_servers)
-        builtin = [knowledge_query(self.graph_rag()), document_query(self.document_rag()), TextCompletionTool(llm)]
+        builtin: list[Tool] = [knowledge_query(self.graph_rag()), document_query(self.document_rag()),
+                               TextCompletionTool(llm)]
 
         async def events() -> AsyncIterator[Event]:
             async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:

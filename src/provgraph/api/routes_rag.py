@@ -28,7 +28,7 @@ from provgraph.runtime import Runtime
 __all__ = ["router", "query_messages", "RAG_SERVICES"]
 
 router = APIRouter(responses=ERRORS, tags=["query"])
-_STREAM = {200: {"model": RagResponse, "content": {"text/event-stream": {"schema": {"type": "string"}}},
+_STREAM: dict[int | str, dict[str, Any]] = {200: {"model": RagResponse, "content": {"text/event-stream": {"schema": {"type": "string"}}},
                  "description": "one JSON object, or with Accept: text/event-stream one `data:` line per message"}}
 
 Starter = Callable[[Runtime], AsyncIterator[Event]]

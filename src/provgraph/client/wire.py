@@ -41,10 +41,10 @@ def _quad(t: dict[str, Any]) -> Quad:
 
 
 def _source(s: dict[str, Any]) -> Source:
-    edge = triple_from_json(s["edge"]) if s.get("edge") else None
-    fields = {k: s.get(k) for k in ("document", "title", "chunk", "chunk_index", "offset", "length", "page",
-                                    "page_number", "section", "section_title", "subgraph", "marker")}
-    return Source(**fields, edge=edge)
+    return Source(document=s["document"], title=s["title"], chunk=s["chunk"], chunk_index=s["chunk_index"],
+                  offset=s["offset"], length=s["length"], page=s.get("page"), page_number=s.get("page_number"),
+                  section=s.get("section"), section_title=s.get("section_title"), subgraph=s.get("subgraph"),
+                  marker=s.get("marker"), edge=triple_from_json(s["edge"]) if s.get("edge") else None)
 
 
 def event_from_json(m: dict[str, Any]) -> Event:
