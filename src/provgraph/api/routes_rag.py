@@ -22,6 +22,7 @@ from provgraph.api.state import request_settings, state_of
 from provgraph.config import Settings
 from provgraph.errors import ProvgraphError
 from provgraph.events import Event, to_json
+from provgraph.explain.neutralise import escape_json
 from provgraph.retrieval.graph_rag import GraphRagParams
 from provgraph.runtime import Runtime
 
@@ -98,7 +99,7 @@ async def query_messages(request_state: Any, settings: Settings, start: Starter)
 def _sse(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
     async def frames() -> AsyncIterator[bytes]:
         async for message in messages:
-            yield b"data: " + json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n\n"
+            yield b"data: " + escape_json(json.dumps(message, ensure_ascii=False)).encode("utf-8") + b"\n\n"
 
     return frames()
 
