@@ -38,8 +38,8 @@ from provgraph.layout import CollectionRef
 
 __all__ = ["install", "CliRequest", "LOCAL_ONLY", "WRITES"]
 
-LOCAL_ONLY = ("serve", "tokens", "config")
-WRITES = ("load", "extract", "import")
+LOCAL_ONLY = ("serve", "tokens", "config", "backup", "restore")  # backup/restore: files of a whole collection
+WRITES = ("load", "extract", "import", "check")
 
 
 class UploadedFile(BaseModel):

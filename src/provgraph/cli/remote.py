@@ -21,7 +21,7 @@ from provgraph.ingest.paths import expand_paths
 
 __all__ = ["run_remote", "LOCAL_COMMANDS", "file_arguments"]
 
-LOCAL_COMMANDS = ("serve", "tokens", "config")
+LOCAL_COMMANDS = ("serve", "tokens", "config", "backup", "restore")
 _INPUTS = {"load": ("paths", "ontology"), "extract": ("ontology",), "import": ("file",)}
 _OUTPUTS = {"export": ("output",)}
 
