@@ -14,7 +14,7 @@ from fastapi.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-__all__ = ["STATIC_DIR", "CSP", "PAGE_PATHS", "mount_viewer"]
+__all__ = ["STATIC_DIR", "CSP", "PAGE_PATHS", "mount_viewer", "install"]
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 CSP = (
@@ -49,3 +49,8 @@ def mount_viewer(app: FastAPI) -> None:
     app.mount("/static", _StaticFiles(directory=STATIC_DIR), name="static")
     for path in PAGE_PATHS:
         app.add_api_route(path, _page, methods=["GET"], include_in_schema=False)
+
+
+def install(app: FastAPI, state: object, prefix: str) -> None:
+    """The hook ``create_app`` calls for optional route modules."""
+    mount_viewer(app)

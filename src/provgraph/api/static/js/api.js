@@ -63,7 +63,7 @@ export const api = {
   documents: (collection) => getJson(`/collections/${seg(collection)}/documents`),
   provenance: (collection, doc) => getJson(`/collections/${seg(collection)}/provenance/${seg(doc)}`),
   record: (collection, id) => getJson(`/collections/${seg(collection)}/records/${seg(id)}`),
-  traces: (collection) => getJson(`/collections/${seg(collection)}/traces`),
+  traces: (collection) => getJson(`/collections/${seg(collection)}/traces`, { all: "true" }),
   trace: (collection, sid) => getJson(`/collections/${seg(collection)}/traces/${seg(sid)}`, { provenance: "true" }),
   sparql: (collection, query) => postJson(`/collections/${seg(collection)}/sparql`, { query }),
 

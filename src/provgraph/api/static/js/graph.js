@@ -3,9 +3,9 @@
 import cytoscape from "/static/vendor/cytoscape/cytoscape.esm.min.js";
 
 const STYLE = [
-  { selector: "node", style: { label: "data(label)", "font-size": 11, color: "#1f2933", "background-color": "#9fb3c8",
+  { selector: "node", style: { label: "", "font-size": 11, color: "#1f2933", "background-color": "#9fb3c8",
     "text-valign": "bottom", "text-margin-y": 4, width: 14, height: 14, "text-wrap": "ellipsis", "text-max-width": 140 } },
-  { selector: "node.seed", style: { "background-color": "#2f6fab", width: 20, height: 20 } },
+  { selector: "node.focus", style: { label: "data(label)", "background-color": "#2f6fab", width: 18, height: 18 } },
   { selector: "edge", style: { width: 1, "line-color": "#cbd2d9", "target-arrow-color": "#cbd2d9",
     "target-arrow-shape": "triangle", "curve-style": "bezier", "arrow-scale": 0.7 } },
   { selector: "edge.selected", style: { width: 3, "line-color": "#d9822b", "target-arrow-color": "#d9822b",
@@ -17,15 +17,15 @@ const STYLE = [
 
 /**
  * Draw into `container`. `selected` and `explored` are edges {s, p, o, labels:{s,p,o}} with s/p/o
- * in N-Triples form; `seeds` are N-Triples of the exploration's seed entities.
+ * in N-Triples form; the entities of selected edges are labelled, the rest are context.
  * `onEdge(edge)` is called when a selected edge is tapped. Returns the cytoscape instance.
  */
-export function drawGraph(container, { selected, explored = [], seeds = [], retracted = new Set() }, onEdge) {
+export function drawGraph(container, { selected, explored = [], retracted = new Set() }, onEdge) {
   const nodes = new Map();
   const edges = new Map();
-  const seedSet = new Set(seeds);
+  const ends = new Set(selected.flatMap((e) => [e.s, e.o]));
   const addNode = (id, label) => {
-    if (!nodes.has(id)) nodes.set(id, { data: { id, label }, classes: seedSet.has(id) ? "seed" : "" });
+    if (!nodes.has(id)) nodes.set(id, { data: { id, label }, classes: ends.has(id) ? "focus" : "" });
   };
   const add = (e, cls) => {
     const id = `${e.s} ${e.p} ${e.o}`;
@@ -41,7 +41,6 @@ export function drawGraph(container, { selected, explored = [], seeds = [], retr
     elements: [...nodes.values(), ...edges.values()],
     style: STYLE,
     layout: { name: "cose", animate: false, randomize: true, nodeRepulsion: () => 9000, idealEdgeLength: () => 90 },
-    wheelSensitivity: 0.3,
   });
   cy.on("tap", "edge.selected", (ev) => onEdge(ev.target.data("ref")));
   return cy;

@@ -2,6 +2,7 @@
 
 import { api } from "./api.js";
 import { h, link, notice, setContent, sourceLabel } from "./dom.js";
+import { sourceList } from "./steps.js";
 
 /** Split `text` at code-point offsets (the store counts code points; JS strings count UTF-16 units). */
 export function splitAt(text, offset, length) {
@@ -50,8 +51,25 @@ export async function showSource(panel, collection, { source, evidence = null, e
       h("dt", {}, "Where"), h("dd", {}, where.join(" · ")),
       h("dt", {}, "Evidence"), h("dd", {}, evidence ? `characters ${evidence.offset}–${evidence.offset + evidence.length} of the chunk` : "the whole chunk (no sentence recorded)")),
     h("blockquote", { class: "source-text", "data-chunk": source.chunk },
-      before, h("mark", { class: "evidence", dataset: { offset: evidence ? evidence.offset : 0, length: evidence ? evidence.length : Array.from(text).length } }, marked), after),
+      before, h("mark", { class: evidence ? "evidence" : "evidence whole", dataset: { offset: evidence ? evidence.offset : 0, length: evidence ? evidence.length : Array.from(text).length } }, marked), after),
     h("p", { class: "muted" }, sourceLabel(source)),
   );
-  panel.querySelector("mark")?.scrollIntoView({ block: "nearest" });
+  if (evidence) panel.querySelector("mark")?.scrollIntoView({ block: "nearest" });
+}
+
+/** Show a selected edge's first source (its evidence marked) and list the others. */
+export async function showEdge(panel, collection, edge, { retracted = false } = {}) {
+  const sources = edge.sources || [];
+  const line = `(${edge.labels.s}, ${edge.labels.p}, ${edge.labels.o})`;
+  if (!sources.length) {
+    setContent(panel, h("h2", {}, "Source"), h("p", { class: "edge-line" }, line),
+      notice(retracted ? "Its source was retracted." : "No source recorded for this edge.", "warn"));
+    panel.focus();
+    return;
+  }
+  const open = (s) => showSource(panel, collection, { source: s, evidence: s.evidence || null, edge: edge.labels, heading: "Source of the edge" });
+  await open(sources[0]);
+  if (sources.length > 1) {
+    panel.append(h("h3", {}, `Also supported by ${sources.length - 1} more`), sourceList(sources.slice(1), open));
+  }
 }

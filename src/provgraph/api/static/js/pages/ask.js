@@ -3,7 +3,7 @@
 import { api } from "../api.js";
 import { h, notice, setContent } from "../dom.js";
 import { focusEdges, values } from "../ntriples.js";
-import { showSource, sourcePanel } from "../source.js";
+import { showEdge, showSource, sourcePanel } from "../source.js";
 import {
   answerText, card, conclusionCard, explorationCard, focusCard, groundingCard, questionCard, sourceList,
   synthesisCard, traceLink,
@@ -150,7 +150,7 @@ class LiveTrace {
   }
 
   final(m) {
-    const sources = m.sources || [];
+    const sources = uniqueSources(m.sources || []);
     const byMarker = new Map();
     for (const s of sources) if (s.marker && !byMarker.has(s.marker)) byMarker.set(s.marker, s);
     const open = (s) => showSource(this.panel, this.collection, { source: s, heading: s.marker ? `Source ${s.marker}` : "Source" });
@@ -159,15 +159,45 @@ class LiveTrace {
       sources.length ? h("h4", {}, "Sources") : null,
       sources.length ? sourceList(sources, open) : null,
       m.session_id ? h("p", { class: "muted" }, "Stored as ", traceLink(m.session_id, this.collection)) : null,
-    ];
+    ].filter(Boolean);
     const item = m.end_of_dialog ? conclusionCard(text, null) : synthesisCard(text, extra);
-    if (m.end_of_dialog) item.querySelector(".step-body").append(...extra.filter(Boolean));
+    if (m.end_of_dialog) item.querySelector(".step-body").append(...extra);
     item.id = "final";
-    const streaming = this.root.querySelector(".answer-text.streaming")?.closest("li");
-    if (streaming && !m.end_of_dialog && streaming.parentElement === this.root) streaming.replaceWith(item);
+    const streaming = [...this.root.children].find((li) => li.querySelector(":scope .answer-text.streaming"));
+    if (streaming && !m.end_of_dialog) streaming.replaceWith(item);
     else this.root.append(item);
     for (const p of this.root.querySelectorAll(".answer-text.streaming")) p.classList.remove("streaming");
+    if (m.session_id && !m.end_of_dialog) this.upgradeFocus(m.session_id);
   }
+
+  /** Once stored, the focus is read back with its labels and sources, so each edge opens its text. */
+  async upgradeFocus(sid) {
+    const live = [...this.root.children].find((li) => li.dataset.step === "focus");
+    if (!live) return;
+    try {
+      const trace = await api.trace(this.collection, sid);
+      if (!trace.focus) return;
+      const stored = focusCard(trace.focus.edges, { onPick: (e) => showEdge(this.panel, this.collection, e) });
+      live.replaceWith(stored);
+    } catch {
+      // the live card stays as it was
+    }
+  }
+}
+
+/** One entry per (marker, chunk), in marker order. */
+function uniqueSources(sources) {
+  const seen = new Set();
+  const out = [];
+  for (const s of sources) {
+    const key = `${s.marker} ${s.chunk}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(s);
+    }
+  }
+  const num = (s) => Number((s.marker || "").replace(/\D/g, "")) || Infinity;
+  return out.sort((a, b) => num(a) - num(b));
 }
 
 function kindOf(triples) {

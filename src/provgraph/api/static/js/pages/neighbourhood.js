@@ -4,7 +4,7 @@
 import { api } from "../api.js";
 import { parseTerm, termLabel, toNT } from "../ntriples.js";
 
-const LIMIT = 150;
+const LIMIT = 60;
 
 function query(seeds) {
   return `PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
@@ -23,9 +23,15 @@ function term(binding) {
   return { kind: "literal", value: binding.value, datatype: binding.datatype || null, language: binding["xml:lang"] || null };
 }
 
-/** Edges {s, p, o, labels} around the trace's seed entities (IRIs only); [] when there are none. */
+/**
+ * Edges {s, p, o, labels} around the entities of the selected edges that the exploration started
+ * from (all selected entities when none was a seed); [] when there are none.
+ */
 export async function neighbourhood(collection, trace) {
-  const seeds = (trace.exploration?.entities || []).map((e) => e.term).filter((t) => parseTerm(t).kind === "iri");
+  const ends = new Set((trace.focus?.edges || []).flatMap((e) => [e.s, e.o]));
+  const all = (trace.exploration?.entities || []).map((e) => e.term);
+  const seeded = all.filter((t) => ends.has(t));
+  const seeds = (seeded.length ? seeded : [...ends]).filter((t) => parseTerm(t).kind === "iri").slice(0, 20);
   if (!seeds.length) return [];
   const body = await api.sparql(collection, query(seeds));
   const seen = new Set();

@@ -3,7 +3,7 @@
 import { api } from "../api.js";
 import { h, link, notice, setContent } from "../dom.js";
 import { drawGraph } from "../graph.js";
-import { showSource, sourcePanel } from "../source.js";
+import { showEdge, showSource, sourcePanel } from "../source.js";
 import {
   analysisCard, answerText, chunksCard, conclusionCard, edgeKey, explorationCard, focusCard, groundingCard,
   questionCard, sourceList, synthesisCard, traceLink,
@@ -40,7 +40,6 @@ export async function tracePage(main, { collection, arg: sid }) {
     drawGraph(graphBox.querySelector("#graph"), {
       selected: trace.focus.edges,
       explored,
-      seeds: (trace.exploration?.entities || []).map((e) => e.term),
       retracted: view.retracted,
     }, (edge) => view.pickEdge(edge));
   }
@@ -75,19 +74,8 @@ class TraceView {
     return showSource(this.panel, this.collection, { source, evidence: source.evidence || null, edge: labels, heading });
   }
 
-  async pickEdge(edge) {
-    const sources = edge.sources || [];
-    if (!sources.length) {
-      setContent(this.panel, h("h2", {}, "Source"), h("p", { class: "edge-line" }, `(${edge.labels.s}, ${edge.labels.p}, ${edge.labels.o})`),
-        notice(this.retracted.has(edgeKey(edge)) ? "Its source was retracted." : "No source recorded for this edge.", "warn"));
-      this.panel.focus();
-      return;
-    }
-    await this.open(sources[0], "Source of the edge", edge);
-    if (sources.length > 1) {
-      this.panel.append(h("h3", {}, `Also supported by ${sources.length - 1} more`),
-        sourceList(sources.slice(1), (s) => this.open(s, "Source of the edge", edge)));
-    }
+  pickEdge(edge) {
+    return showEdge(this.panel, this.collection, edge, { retracted: this.retracted.has(edgeKey(edge)) });
   }
 
   citer(trace) {
