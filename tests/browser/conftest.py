@@ -1,6 +1,6 @@
 """Browser tests: Debian's Chromium, driven by Playwright, against a real ``provgraph serve`` process.
 
-One server per session on a free loopback port, over a data directory holding the sample corpus
+One server per test module on a free loopback port, over a data directory holding the sample corpus
 and a hostile document, with tokens enabled; its LLM is a scripted OpenAI-compatible server
 (tests/fakes) whose answer can be held back, so a test sees what arrives before it.
 Screenshots go to ``$VIEWER_SCREENSHOTS`` (``make screenshots`` sets docs/screenshots), else to
@@ -33,7 +33,7 @@ if not CHROMIUM.exists():  # .ci/run installs it; a developer machine may not ha
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
-pytestmark = pytest.mark.browser
+sync_api.expect.set_options(timeout=30_000)  # a shared 2-core machine can be slow; nothing here is timed
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -46,6 +46,7 @@ HOSTILE_TEXT = (
     "Mallory Widgets hired Bob in 2020. \U0001F600 Bob founded the <b>widget</b> lab & the <i>gadget</i> lab.\n"
 )
 SCRIPTED_ANSWER = ["Marie Curie discovered ", "polonium and radium ", "[1]."]
+AGENT_ANSWER = "Marie Curie discovered polonium."
 
 
 @dataclass
@@ -73,7 +74,10 @@ class ScriptedLlm:
             reply = chat_stream(SCRIPTED_ANSWER)
             reply.gate = self.gate
             return reply
-        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        messages = body.get("messages", [])
+        prompt = "\n".join(str(m.get("content", "")) for m in messages)
+        if "You are a research agent" in prompt:
+            return chat(json.dumps(self._agent_step(messages)))
         ids = re.findall(r"^([0-9a-f]{8}): (.*)$", prompt, flags=re.M)
         if ids:
             wanted = [i for i, line in ids if "polonium" in line.lower()] or [i for i, _ in ids]
@@ -81,6 +85,15 @@ class ScriptedLlm:
                      for n, i in enumerate(wanted[:3])]
             return chat("\n".join(lines))
         return chat(json.dumps({"concepts": ["Marie Curie", "polonium"]}))
+
+    @staticmethod
+    def _agent_step(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """First a knowledge-query, then the final answer."""
+        if not any(str(m.get("content", "")).startswith("Observation") for m in messages):
+            return {"thought": "The graph should know who found polonium.", "action": "knowledge-query",
+                    "arguments": {"question": "Who discovered polonium?"}, "final_answer": None}
+        return {"thought": "The observation answers it.", "action": None, "arguments": None,
+                "final_answer": AGENT_ANSWER}
 
 
 @dataclass
@@ -130,7 +143,7 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     raise RuntimeError(f"provgraph serve did not answer: {log.read_text()[-2000:]}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
     """A real ``provgraph serve`` over the corpus plus the hostile document, tokens enabled."""
     from provgraph.api.tokens import TokenStore
@@ -179,8 +192,10 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
                 proc.wait()
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def browser(viewer: Viewer) -> Iterator[Any]:
+    """Chromium for one test module: Playwright's sync API keeps an event loop running in this
+    thread while it is open, so it must close before other tests call ``asyncio.run``."""
     with sync_api.sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
@@ -244,4 +259,4 @@ def shoot(viewer: Viewer, page: Any, name: str) -> Path:
     return path
 
 
-__all__ = ["Viewer", "Watch", "shoot", "HOSTILE_NAME", "HOSTILE_TEXT", "SCRIPTED_ANSWER"]
+__all__ = ["Viewer", "Watch", "shoot", "HOSTILE_NAME", "HOSTILE_TEXT", "SCRIPTED_ANSWER", "AGENT_ANSWER"]

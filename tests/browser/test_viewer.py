@@ -9,8 +9,9 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import HOSTILE_NAME, HOSTILE_TEXT, SCRIPTED_ANSWER, Viewer, shoot
+from tests.browser.conftest import AGENT_ANSWER, HOSTILE_NAME, HOSTILE_TEXT, SCRIPTED_ANSWER, Viewer, shoot
 
+pytestmark = pytest.mark.browser
 HOSTILE_DOC = f"urn:doc:{HOSTILE_NAME}"
 
 
@@ -54,6 +55,25 @@ def test_focus_step_appears_before_the_answer_completes(page: Any, viewer: Viewe
     expect(page.locator("#source-panel mark.evidence")).to_have_count(1)
     expect(page.locator("#source-panel h2")).to_have_text("Source [1]")
     shoot(viewer, page, "ask")
+
+
+def test_agent_iterations_show_their_sub_traces_live_and_stored(page: Any, viewer: Viewer) -> None:
+    page.goto(viewer.page_url("/"))
+    page.fill("#question", "Who discovered polonium?")
+    page.check("input[name=mode][value=agent]")
+    page.click("#ask")
+    expect(page.locator("#final .answer-text")).to_have_text(AGENT_ANSWER)
+    iteration = page.locator("#steps > li.step-analysis").first
+    expect(iteration).to_contain_text("Action: knowledge-query")
+    nested = iteration.locator("ol.subtrace > li").evaluate_all("items => items.map(li => li.dataset.step)")
+    assert nested == ["question", "exploration", "focus", "synthesis"]
+    expect(iteration.locator(".observation")).to_contain_text("Marie Curie discovered polonium and radium")
+    shoot(viewer, page, "ask-agent")
+
+    page.click("#final a >> text=/^[0-9a-f-]{36}$/")
+    stored = page.locator("ol.steps > li.step-analysis").first
+    expect(stored.locator("details.subtrace")).to_contain_text("GraphRAG sub-trace")
+    expect(page.locator("li.step-conclusion .answer-text")).to_have_text(AGENT_ANSWER)
 
 
 def test_clicking_an_edge_highlights_the_text_at_its_recorded_offsets(page: Any, viewer: Viewer) -> None:

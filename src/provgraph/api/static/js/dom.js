@@ -64,3 +64,9 @@ export function score(value) {
 export function notice(text, kind = "info") {
   return h("p", { class: `notice ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
 }
+
+/** A label as people read it: an IRI that stands in for a missing label shows its last segment. */
+export function pretty(label) {
+  const text = String(label);
+  return /^https?:\/\/\S+$/.test(text) ? text.split(/[/#]/).pop() || text : text;
+}

@@ -112,8 +112,9 @@ class LiveTrace {
         : explorationCard(values(t, "edgeCount")[0], values(t, "entity")));
     } else if (m.step === "focus") this.target.append(focusCard(focusEdges(t)));
     else if (m.step === "synthesis") {
-      this.answerCard();
-      this.answer.closest("li").dataset.written = "true";
+      const answer = this.answerCard();
+      if (!answer.textContent) answer.append(values(t, "content")[0] ?? ""); // a tool's answer is not streamed
+      if (answer.closest("ol") !== this.root) answer.classList.remove("streaming");
     } else if (m.step === "conclusion") {
       this.target = this.root;
       this.answer = null;
@@ -164,7 +165,7 @@ class LiveTrace {
     if (m.end_of_dialog) item.querySelector(".step-body").append(...extra);
     item.id = "final";
     const streaming = [...this.root.children].find((li) => li.querySelector(":scope .answer-text.streaming"));
-    if (streaming && !m.end_of_dialog) streaming.replaceWith(item);
+    if (streaming) streaming.replaceWith(item);
     else this.root.append(item);
     for (const p of this.root.querySelectorAll(".answer-text.streaming")) p.classList.remove("streaming");
     if (m.session_id && !m.end_of_dialog) this.upgradeFocus(m.session_id);

@@ -1,7 +1,7 @@
 // The document list, and one document's provenance tree: document → pages/sections → chunks → edges.
 
 import { api } from "../api.js";
-import { h, link, notice, setContent } from "../dom.js";
+import { h, link, notice, pretty, setContent } from "../dom.js";
 import { showSource, sourcePanel } from "../source.js";
 
 export async function documentsPage(main, { collection }) {
@@ -49,7 +49,7 @@ export async function documentPage(main, { collection, arg: doc }) {
       `Chunk ${c.index}`),
     h("span", { class: "muted" }, ` characters ${c.offset}–${c.offset + c.length} · ${c.extractors.join(", ") || "no extractor"}`),
     c.edges.length
-      ? h("ul", { class: "edges-list" }, c.edges.map(([s, p, o]) => h("li", {}, `(${s}, ${p}, ${o})`)))
+      ? h("ul", { class: "edges-list" }, c.edges.map(([s, p, o]) => h("li", {}, `(${pretty(s)}, ${pretty(p)}, ${pretty(o)})`)))
       : null);
   const partItem = (p) => h("li", { class: "part" },
     h("details", { open: true },
