@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo lint install bench eval clean
+.PHONY: test demo lint install bench eval clean screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/mypy
+
+screenshots: $(STAMP)  # the browser tests, writing their page screenshots to docs/screenshots
+	VIEWER_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/browser
 
 bench: $(STAMP)
 	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py bench/serve.py; do echo "== $$b"; $(PY) $$b || exit 1; done

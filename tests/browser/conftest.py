@@ -45,6 +45,8 @@ HOSTILE_TEXT = (
     '<script>window.__pwned = 2; alert("script")</script> Mallory Widgets sells widgets in Paris.\n'
     "Mallory Widgets hired Bob in 2020. \U0001F600 Bob founded the <b>widget</b> lab & the <i>gadget</i> lab.\n"
 )
+RETRACTED_NAME = "comet.txt"  # removed by the stale-trace test
+RETRACTED_TEXT = "Edmond Halley predicted the return of the comet.\nHalley's Comet returns every 76 years.\n"
 SCRIPTED_ANSWER = ["Marie Curie discovered ", "polonium and radium ", "[1]."]
 AGENT_ANSWER = "Marie Curie discovered polonium."
 
@@ -153,12 +155,12 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
     root = tmp_path_factory.mktemp("viewer")
     home = root / "home"
     build_corpus(home)
-    hostile = root / HOSTILE_NAME
-    hostile.write_text(HOSTILE_TEXT, encoding="utf-8")
+    (root / HOSTILE_NAME).write_text(HOSTILE_TEXT, encoding="utf-8")
+    (root / RETRACTED_NAME).write_text(RETRACTED_TEXT, encoding="utf-8")
     with Runtime(load_settings(home=str(home), collection=COLLECTION, llm="none")) as rt:
         import asyncio
 
-        chunks = rt.loader().load_file(hostile).chunks
+        chunks = [c for name in (HOSTILE_NAME, RETRACTED_NAME) for c in rt.loader().load_file(root / name).chunks]
         asyncio.run(rt.extraction().run(chunks))
     _, token = TokenStore(home).create("default")
     shots = Path(os.environ.get("VIEWER_SCREENSHOTS") or root / "screenshots")
@@ -259,4 +261,5 @@ def shoot(viewer: Viewer, page: Any, name: str) -> Path:
     return path
 
 
-__all__ = ["Viewer", "Watch", "shoot", "HOSTILE_NAME", "HOSTILE_TEXT", "SCRIPTED_ANSWER", "AGENT_ANSWER"]
+__all__ = ["Viewer", "Watch", "shoot", "HOSTILE_NAME", "HOSTILE_TEXT", "RETRACTED_NAME", "SCRIPTED_ANSWER",
+           "AGENT_ANSWER"]

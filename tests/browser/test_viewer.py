@@ -9,7 +9,15 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import AGENT_ANSWER, HOSTILE_NAME, HOSTILE_TEXT, SCRIPTED_ANSWER, Viewer, shoot
+from tests.browser.conftest import (
+    AGENT_ANSWER,
+    HOSTILE_NAME,
+    HOSTILE_TEXT,
+    RETRACTED_NAME,
+    SCRIPTED_ANSWER,
+    Viewer,
+    shoot,
+)
 
 pytestmark = pytest.mark.browser
 HOSTILE_DOC = f"urn:doc:{HOSTILE_NAME}"
@@ -124,6 +132,25 @@ def test_a_hostile_document_renders_as_inert_text(page: Any, viewer: Viewer) -> 
     expect(answer).to_contain_text("<script>")
     assert page.evaluate("window.__pwned") is None
     assert page.locator("main img, main script, main b, main i").count() == 0
+
+
+def test_a_stale_trace_shows_what_was_retracted(page: Any, viewer: Viewer) -> None:
+    sid = viewer.ask("graph-rag", "Who predicted the return of the comet?", llm="none")["session_id"]
+    if "stale" not in stored_trace(viewer, sid):
+        pytest.skip("traces carry no stale flag yet (issue 13)")
+    document = f"urn:doc:{RETRACTED_NAME}"
+    response = viewer.api.delete(f"/collections/{viewer.collection}/documents/{quote(document, safe='')}")
+    response.raise_for_status()
+    trace = stored_trace(viewer, sid)
+    assert trace["stale"] is True
+    gone = [e for e in trace["focus"]["edges"] if e.get("retracted")]
+
+    page.goto(viewer.page_url(f"/traces/{sid}"))
+    banner = page.locator(".banner.stale")
+    expect(banner).to_contain_text("Stale trace.")
+    expect(banner.locator("li").first).to_contain_text(document)
+    assert page.locator(".step-focus tr.retracted").count() == len(gone) > 0
+    shoot(viewer, page, "trace-stale")
 
 
 def test_trace_list_searches_by_question_and_date(page: Any, viewer: Viewer) -> None:

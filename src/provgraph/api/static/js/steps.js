@@ -28,7 +28,7 @@ export function explorationCard(edgeCount, entities) {
  */
 export function focusCard(edges, { onPick = null, retracted = new Set() } = {}) {
   const rows = edges.map((e, i) => {
-    const gone = retracted.has(edgeKey(e));
+    const gone = Boolean(e.retracted) || retracted.has(edgeKey(e));
     return h("tr", { class: gone ? "retracted" : null, dataset: { edge: String(e.index ?? i) } },
       h("td", { class: "num" }, String((e.index ?? i) + 1)),
       h("td", { class: "edge" },
@@ -86,8 +86,10 @@ export function sourceList(sources, onPick) {
 export function chunksCard(title, chunks, onPick) {
   const found = chunks.filter((c) => c.source);
   const lost = chunks.length - found.length;
+  const ranked = (c) => [c.rank ? `#${c.rank}` : null, typeof c.score === "number" ? `score ${score(c.score)}` : null,
+    c.retriever, c.retracted ? "retracted" : null].filter(Boolean).join(" · ");
   return card("exploration", title,
-    sourceList(found.map((c) => ({ ...c.source, excerpt: c.excerpt })), onPick),
+    sourceList(found.map((c) => ({ ...c.source, marker: ranked(c) || null, excerpt: c.excerpt })), onPick),
     lost ? h("p", { class: "notice warn" }, `${lost} chunk${lost === 1 ? "" : "s"} no longer in the store`) : null);
 }
 

@@ -154,7 +154,8 @@ class LiveTrace {
     const sources = uniqueSources(m.sources || []);
     const byMarker = new Map();
     for (const s of sources) if (s.marker && !byMarker.has(s.marker)) byMarker.set(s.marker, s);
-    const open = (s) => showSource(this.panel, this.collection, { source: s, heading: s.marker ? `Source ${s.marker}` : "Source" });
+    const open = (s) => showSource(this.panel, this.collection,
+      { source: s, evidence: s.evidence || null, heading: s.marker ? `Source ${s.marker}` : "Source" });
     const text = answerText(m.answer || "", (marker) => (byMarker.has(marker) ? () => open(byMarker.get(marker)) : null));
     const extra = [
       sources.length ? h("h4", {}, "Sources") : null,

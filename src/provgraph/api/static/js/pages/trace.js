@@ -56,7 +56,8 @@ function retractedEdges(trace) {
 function staleBanner(trace) {
   if (!trace.stale) return null;
   const items = (trace.retracted || []).map((r) => h("li", {},
-    `${r.document} removed ${r.at}: ${(r.edges || []).length} edge(s), ${(r.chunks || []).length} chunk(s) this trace used`));
+    `${r.document || "a document"} ${r.reason || "retracted"} at ${r.at}: `
+    + `${(r.edges || []).length} edge(s) and ${(r.chunks || []).length} chunk(s) this trace used`));
   return h("div", { class: "banner stale", role: "alert" },
     h("strong", {}, "Stale trace. "), "Sources this answer used have been retracted since it was made.",
     items.length ? h("ul", {}, items) : null);
