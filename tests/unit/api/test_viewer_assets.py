@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
