@@ -26,7 +26,7 @@ export function sourcePanel() {
  */
 export async function showSource(panel, collection, { source, evidence = null, edge = null, heading = "Source" }) {
   setContent(panel, h("h2", {}, heading), notice("Loading the source text…"));
-  panel.focus({ preventScroll: false });
+  panel.focus({ preventScroll: true });
   let record;
   try {
     record = await api.record(collection, source.chunk);
@@ -64,7 +64,7 @@ export async function showEdge(panel, collection, edge, { retracted = false } = 
   if (!sources.length) {
     setContent(panel, h("h2", {}, "Source"), h("p", { class: "edge-line" }, line),
       notice(retracted ? "Its source was retracted." : "No source recorded for this edge.", "warn"));
-    panel.focus();
+    panel.focus({ preventScroll: true });
     return;
   }
   const open = (s) => showSource(panel, collection, { source: s, evidence: s.evidence || null, edge: edge.labels, heading: "Source of the edge" });

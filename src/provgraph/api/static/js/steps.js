@@ -17,9 +17,14 @@ export function groundingCard(concepts) {
   return card("grounding", "Concepts in the question", h("p", {}, concepts.length ? concepts.join(", ") : "none"));
 }
 
+const SHOWN_SEEDS = 12;
+
 export function explorationCard(edgeCount, entities) {
+  const more = entities.slice(SHOWN_SEEDS);
   return card("exploration", `Explored ${edgeCount ?? "?"} edges`,
-    h("p", {}, "From: ", entities.length ? entities.join(", ") : "no seed entity"));
+    h("p", {}, `From ${entities.length} seed entit${entities.length === 1 ? "y" : "ies"}: `,
+      entities.length ? entities.slice(0, SHOWN_SEEDS).join(", ") : "none"),
+    more.length ? h("details", { class: "more" }, h("summary", {}, `${more.length} more`), h("p", {}, more.join(", "))) : null);
 }
 
 /**
