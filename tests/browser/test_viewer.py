@@ -112,6 +112,13 @@ def test_offsets_are_code_points_as_the_store_counts_them(page: Any, viewer: Vie
     assert got == [text[:2], text[2:7], text[7:]]
 
 
+def test_links_and_login_redirects_stay_on_the_site(page: Any, viewer: Viewer) -> None:
+    page.goto(viewer.page_url("/traces"))
+    hrefs = ["/traces", "#cite-1", "//evil.example/x", "/\\evil.example", "javascript:alert(1)", "https://evil.example/"]
+    got = page.evaluate("async (hs) => { const d = await import('/static/js/dom.js'); return hs.map(d.safeHref); }", hrefs)
+    assert got == ["/traces", "#cite-1", "#", "#", "#", "#"]
+
+
 def test_a_hostile_document_renders_as_inert_text(page: Any, viewer: Viewer) -> None:
     page.goto(viewer.page_url(doc_path(HOSTILE_DOC)))
     page.click("li.chunk button >> nth=0")
@@ -193,6 +200,11 @@ def test_login_keeps_the_token_for_the_tab_only(anonymous_page: Any, viewer: Vie
     page.fill("#token", viewer.token)
     page.click("form.login button[type=submit]")
     expect(page.locator("h1")).to_have_text(f"Traces · {viewer.collection}")
+    page.evaluate("sessionStorage.clear()")
+    page.goto(viewer.url + "/login?next=" + quote("/\\evil.example/x", safe=""))
+    page.fill("#token", viewer.token)
+    page.click("form.login button[type=submit]")
+    page.wait_for_url(viewer.url + "/")
     assert page.evaluate("sessionStorage.getItem('provgraph.token')") == viewer.token
     assert page.evaluate("localStorage.length") == 0
     page.click("#logout")
@@ -217,15 +229,17 @@ FOCUSABLE = """() => {
 }"""
 
 
-@pytest.mark.parametrize("page_name", ["ask", "traces", "trace", "documents", "document"])
+@pytest.mark.parametrize("page_name", ["login", "ask", "traces", "trace", "documents", "document"])
 def test_tab_reaches_every_control(page: Any, viewer: Viewer, page_name: str) -> None:
-    paths = {"ask": "/", "traces": "/traces", "documents": "/documents", "document": doc_path(HOSTILE_DOC)}
+    paths = {"login": "/login", "ask": "/", "traces": "/traces", "documents": "/documents",
+             "document": doc_path(HOSTILE_DOC)}
     if page_name == "trace":
         paths["trace"] = f"/traces/{viewer.ask('graph-rag', 'Who discovered polonium?', llm='none')['session_id']}"
     page.goto(viewer.page_url(paths[page_name]))
     page.wait_for_load_state("networkidle")
-    expect(page.locator("#topbar #logout")).to_be_visible()
+    expect(page.locator("main h1")).to_be_visible()
     count = page.evaluate(FOCUSABLE)
+    assert count >= 2
     reached: set[str] = set()
     for _ in range(2 * count + 5):
         page.keyboard.press("Tab")

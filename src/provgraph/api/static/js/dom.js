@@ -26,10 +26,15 @@ function append(el, children) {
   }
 }
 
+/** Whether `path` is a path on this site ("/x", not "//host" nor "/\\host", which browsers read as a host). */
+export function isLocalPath(path) {
+  return /^\/(?![/\\])/.test(String(path));
+}
+
 /** Links stay on this site: anything else (javascript:, data:, other hosts) becomes "#". */
 export function safeHref(value) {
   const text = String(value);
-  return text.startsWith("/") && !text.startsWith("//") ? text : text.startsWith("#") ? text : "#";
+  return isLocalPath(text) || text.startsWith("#") ? text : "#";
 }
 
 /** Replace an element's content. */

@@ -1,7 +1,7 @@
 // Log in with an API token; it is kept in sessionStorage (this browser tab's session) only.
 
 import { api, session } from "../api.js";
-import { h, notice, setContent } from "../dom.js";
+import { h, isLocalPath, notice, setContent } from "../dom.js";
 
 export function loginPage(main) {
   const input = h("input", { id: "token", name: "token", type: "password", autocomplete: "off", required: true,
@@ -26,7 +26,7 @@ export function loginPage(main) {
       return;
     }
     const next = new URLSearchParams(location.search).get("next");
-    location.assign(next && next.startsWith("/") && !next.startsWith("//") ? next : "/");
+    location.assign(next && isLocalPath(next) ? next : "/");
   });
   setContent(main, form);
   input.focus();
