@@ -82,6 +82,7 @@ def test_agent_iterations_show_their_sub_traces_live_and_stored(page: Any, viewe
     stored = page.locator("ol.steps > li.step-analysis").first
     expect(stored.locator("details.subtrace")).to_contain_text("GraphRAG sub-trace")
     expect(page.locator("li.step-conclusion .answer-text")).to_have_text(AGENT_ANSWER)
+    shoot(viewer, page, "trace-agent")
 
 
 def test_clicking_an_edge_highlights_the_text_at_its_recorded_offsets(page: Any, viewer: Viewer) -> None:
