@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.corpus_fixture import COLLECTION, build_corpus
+from tests.corpus_fixture import COLLECTION
 from tests.fakes.openai_server import FakeOpenAIServer, Recorded, Reply, chat, chat_stream
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -146,7 +147,7 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
+def viewer(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[Viewer]:
     """A real ``provgraph serve`` over the corpus plus the hostile document, tokens enabled."""
     from provgraph.api.tokens import TokenStore
     from provgraph.config import load_settings
@@ -154,7 +155,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
 
     root = tmp_path_factory.mktemp("viewer")
     home = root / "home"
-    build_corpus(home)
+    shutil.copytree(_corpus_home, home)  # the session's loaded corpus, built once for every test
     (root / HOSTILE_NAME).write_text(HOSTILE_TEXT, encoding="utf-8")
     (root / RETRACTED_NAME).write_text(RETRACTED_TEXT, encoding="utf-8")
     with Runtime(load_settings(home=str(home), collection=COLLECTION, llm="none")) as rt:
