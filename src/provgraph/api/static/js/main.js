@@ -74,6 +74,12 @@ async function start() {
   const [re, title, page] = route;
   document.title = `${title} · provgraph`;
   setContent(bar, topBar(names, current, title));
+  if (!current) {
+    setContent(main, h("h1", {}, "No collection yet"),
+      h("p", {}, "Load documents first, e.g. ", h("code", {}, "provgraph load examples/corpus -C demo"),
+        ", or upload them through the API."));
+    return;
+  }
   const arg = path.match(re)[1];
   await page(main, { collection: current, arg: arg === undefined ? undefined : decodeURIComponent(arg) });
 }
