@@ -65,6 +65,21 @@ def test_focus_step_appears_before_the_answer_completes(page: Any, viewer: Viewe
     shoot(viewer, page, "ask")
 
 
+def test_document_rag_lists_the_retrieved_chunks_each_opening_its_text(page: Any, viewer: Viewer) -> None:
+    page.goto(viewer.page_url("/"))
+    page.fill("#question", "Where was the Radium Institute?")
+    page.check("input[name=mode][value=document-rag]")
+    page.click("#ask")
+    expect(page.locator("#final .answer-text")).to_have_text("".join(SCRIPTED_ANSWER))
+    chunks = page.locator("#steps > li.step-exploration ul.sources button")
+    expect(chunks.first).to_be_visible()
+    chunks.first.click()
+    shown = page.locator("#source-panel blockquote")
+    expect(shown).to_be_visible()
+    assert shown.text_content() == record_text(viewer, shown.get_attribute("data-chunk"))
+    shoot(viewer, page, "ask-document-rag")
+
+
 def test_agent_iterations_show_their_sub_traces_live_and_stored(page: Any, viewer: Viewer) -> None:
     page.goto(viewer.page_url("/"))
     page.fill("#question", "Who discovered polonium?")

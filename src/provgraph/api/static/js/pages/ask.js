@@ -5,7 +5,7 @@ import { h, notice, setContent } from "../dom.js";
 import { focusEdges, values } from "../ntriples.js";
 import { showEdge, showSource, sourcePanel } from "../source.js";
 import {
-  answerText, card, conclusionCard, explorationCard, focusCard, groundingCard, questionCard, sourceList,
+  answerText, card, chunksCard, conclusionCard, explorationCard, focusCard, groundingCard, questionCard, sourceList,
   synthesisCard, traceLink,
 } from "../steps.js";
 
@@ -169,20 +169,24 @@ class LiveTrace {
     if (streaming) streaming.replaceWith(item);
     else this.root.append(item);
     for (const p of this.root.querySelectorAll(".answer-text.streaming")) p.classList.remove("streaming");
-    if (m.session_id && !m.end_of_dialog) this.upgradeFocus(m.session_id);
+    if (m.session_id && !m.end_of_dialog) this.upgrade(m.session_id);
   }
 
-  /** Once stored, the focus is read back with its labels and sources, so each edge opens its text. */
-  async upgradeFocus(sid) {
-    const live = [...this.root.children].find((li) => li.dataset.step === "focus");
-    if (!live) return;
+  /** Once stored, the trace is read back with labels and sources: the focus edges (GraphRAG) and the
+   * retrieved chunks (Document RAG) then open their text. */
+  async upgrade(sid) {
+    const card = (step) => [...this.root.children].find((li) => li.dataset.step === step);
     try {
       const trace = await api.trace(this.collection, sid);
-      if (!trace.focus) return;
-      const stored = focusCard(trace.focus.edges, { onPick: (e) => showEdge(this.panel, this.collection, e) });
-      live.replaceWith(stored);
+      const open = (s) => showSource(this.panel, this.collection, { source: s, evidence: s.evidence || null });
+      if (trace.type === "GraphRAG" && trace.focus && card("focus")) {
+        card("focus").replaceWith(focusCard(trace.focus.edges, { onPick: (e) => showEdge(this.panel, this.collection, e) }));
+      } else if (trace.type === "DocRAG" && trace.exploration && card("exploration")) {
+        card("exploration").replaceWith(chunksCard(`Retrieved ${trace.exploration.chunk_count ?? "?"} chunks`,
+          trace.exploration.chunks, open));
+      }
     } catch {
-      // the live card stays as it was
+      // the live cards stay as they were
     }
   }
 }
