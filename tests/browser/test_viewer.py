@@ -16,6 +16,7 @@ from tests.browser.conftest import (
     RETRACTED_NAME,
     SCRIPTED_ANSWER,
     Viewer,
+    Watch,
     shoot,
 )
 
@@ -275,3 +276,15 @@ def test_pages_and_assets_carry_a_csp_without_inline_scripts(viewer: Viewer) -> 
         csp = response.headers["content-security-policy"]
         assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "unsafe-eval" not in csp
     assert httpx.get(viewer.url + "/static/js/main.js").headers["content-type"].startswith("text/javascript")
+
+
+def test_the_csp_stops_a_script_injected_into_the_page(page: Any, viewer: Viewer, watch: Watch) -> None:
+    page.goto(viewer.page_url("/traces"))
+    expect(page.locator("main h1")).to_be_visible()
+    inject = ("() => { const s = document.createElement('script');"
+              " s.textContent = 'window.__inline = 1'; document.body.append(s); }")
+    with page.expect_console_message(lambda m: "Content Security Policy" in m.text):
+        page.evaluate(inject)
+    assert page.evaluate("window.__inline") is None
+    assert watch.csp
+    watch.csp.clear()  # the one violation this test provoked
