@@ -129,11 +129,9 @@ class LiveTrace {
 
   iteration(n) {
     if (!this.iterations.has(n)) {
-      const body = h("div", { class: "step-body" });
-      const item = h("li", { class: "step step-analysis", dataset: { step: "analysis" } },
-        h("div", { class: "step-head" }, h("span", { class: "badge" }, "analysis"), h("h3", {}, `Iteration ${n}`)), body);
+      const item = card("analysis", `Iteration ${n}`);
       this.root.append(item);
-      this.iterations.set(n, { body, nested: h("ol", { class: "steps subtrace" }) });
+      this.iterations.set(n, { body: item.querySelector(".step-body"), nested: h("ol", { class: "steps subtrace" }) });
     }
     return this.iterations.get(n);
   }
