@@ -168,7 +168,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iter
     shots.mkdir(parents=True, exist_ok=True)
     with FakeOpenAIServer() as fake:
         llm = ScriptedLlm(fake)
-        fake.responder = llm.respond
+        fake.script = llm.respond
         port = _free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}
         env.update(PROVGRAPH_HOME=str(home), PROVGRAPH_LLM_BASE_URL=fake.base_url, PROVGRAPH_LLM_MODEL="fake-model",
