@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo lint install bench eval clean
+.PHONY: test demo lint install bench eval clean screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,8 +24,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/mypy
 
+screenshots: $(STAMP)  # the browser tests, writing their page screenshots to docs/screenshots
+	VIEWER_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/browser
+
 bench: $(STAMP)
-	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py bench/serve.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 eval: $(STAMP)
 	$(PY) bench/quality.py

@@ -16,7 +16,7 @@ RANK = {
     "ingest": 3, "extract": 3, "retrieval": 3, "agent": 3,
     "explain": 4, "integrity": 4,
     "runtime": 5,
-    "cli": 6, "api": 6, "session": 6,
+    "cli": 6, "api": 6, "session": 6, "client": 7,
 }
 
 

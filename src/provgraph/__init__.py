@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "Provgraph", "Answer"]
+__all__ = ["__version__", "Provgraph", "Answer", "Client", "AsyncClient"]
 
 if TYPE_CHECKING:
+    from provgraph.client import AsyncClient, Client
     from provgraph.session import Answer, Provgraph
 
 
@@ -21,4 +22,8 @@ def __getattr__(name: str) -> Any:
         from provgraph import session
 
         return getattr(session, name)
+    if name in ("Client", "AsyncClient"):
+        from provgraph import client
+
+        return getattr(client, name)
     raise AttributeError(f"module 'provgraph' has no attribute {name!r}")

@@ -6,14 +6,15 @@ a runtime serves one ``(user, collection)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from provgraph.config import Settings
-from provgraph.errors import ConfigError, InputError
+from provgraph.errors import ConfigError, InputError, NotFound
+from provgraph.events import Event
 from provgraph.extract.base import Extractor
 from provgraph.extract.pipeline import ExtractionPipeline
 from provgraph.ingest.pipeline import DocumentLoader
@@ -47,6 +48,7 @@ class Runtime:
         self._opened: list[Any] = []
         self._llm_override = llm
         self._embedder_override = embedder
+        self.last_stale_traces = 0  # traces the last remove_document made stale
         if create:
             create_collection(self.ref)
 
@@ -197,6 +199,65 @@ class Runtime:
         return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
                            doc_limit=self.settings.doc_limit, trace=self.settings.traces,
                            retriever=self.retriever(), question_deadline=self.settings.question_deadline)
+
+    def ask_agent(self, question: str) -> AsyncIterator[Event]:
+        """The ReAct agent's events on ``question`` (built-in tools plus the settings' MCP servers).
+
+        Raises :class:`ConfigError` at once when no LLM is configured.
+        """
+        from provgraph.agent.mcp import McpTools, parse_servers
+        from provgraph.agent.react import NO_LLM_MESSAGE, Agent
+        from provgraph.agent.tools import TextCompletionTool, Tool, document_query, knowledge_query
+
+        llm = self.llm
+        if llm is None:
+            raise ConfigError(NO_LLM_MESSAGE)
+        servers = parse_servers(self.settings.mcp_servers)
+        builtin: list[Tool] = [knowledge_query(self.graph_rag()), document_query(self.document_rag()),
+                               TextCompletionTool(llm)]
+
+        async def events() -> AsyncIterator[Event]:
+            async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
+                runner = Agent(self.store, self.librarian, llm, [*builtin, *mcp.tools],
+                               max_iterations=self.settings.max_iterations, collection=self.settings.collection,
+                               trace=self.settings.traces)
+                async for ev in runner.ask(question):
+                    yield ev
+
+        return events()
+
+    def remove_document(self, document: Iri) -> int:
+        """Remove a document, its parts, provenance, chunk vectors and the facts only it supported.
+
+        Returns the number of quads removed (``last_stale_traces`` then says how many traces it made
+        stale); :class:`NotFound` if the document is not loaded.
+        """
+        from provgraph.ingest.removal import remove_document
+        from provgraph.rdf.vocab import TG
+        from provgraph.store.retraction import retraction_for
+
+        if not self.librarian.exists(document.value) and not self.store.count(document, None, None):
+            raise NotFound(f"document {document.value} is not in collection {self.ref}")  # store-only: leftovers
+        # traces that used it are marked stale by a retraction record, written in the removal's transaction
+        retraction = retraction_for(self.store, document, at=datetime.now(timezone.utc), reason="removed")
+        removed = remove_document(self.store, self.librarian, document, chunk_index=self.chunk_index,
+                                  entity_index=self.entity_index, also_add=retraction)
+        self.last_stale_traces = sum(1 for q in retraction if q.p == TG.affectedTrace)
+        return removed
+
+    def sharing(self, settings: Settings) -> Runtime:
+        """A runtime for the same collection with other settings (LLM, limits) over this one's open parts.
+
+        The store, librarian, indexes and embedder already opened here are reused, not reopened (a
+        store opens read-write once per process); closing the new runtime leaves them open.
+        """
+        if (settings.home, settings.user, settings.collection) != (self.ref.home, self.ref.user, self.ref.collection):
+            raise ConfigError(f"cannot share {self.ref} with collection {settings.user}/{settings.collection}")
+        other = Runtime(settings, create=False, llm=self._llm_override, embedder=self._embedder_override)
+        for name in ("store", "librarian", "entity_index", "chunk_index", "embedder"):
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        return other
 
     def close(self) -> None:
         """Close everything this runtime opened (newest first)."""

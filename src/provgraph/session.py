@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from provgraph.config import load_settings
+from provgraph import errors
 from provgraph.errors import ProvgraphError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source
 from provgraph.explain.traces import load_trace
@@ -30,7 +31,7 @@ from provgraph.ingest.pipeline import LoadResult
 from provgraph.retrieval.graph_rag import GraphRagParams
 from provgraph.runtime import Runtime
 
-__all__ = ["Provgraph", "Answer"]
+__all__ = ["Provgraph", "Answer", "collect_answer"]
 
 
 @dataclass
@@ -79,11 +80,11 @@ class Provgraph:
 
     def graph_rag(self, question: str, **limits: Any) -> Answer:
         """Answer from the knowledge graph; raises the step's error if the query failed."""
-        return asyncio.run(_collect(self.stream_graph_rag(question, **limits)))
+        return asyncio.run(collect_answer(self.stream_graph_rag(question, **limits)))
 
     def document_rag(self, question: str) -> Answer:
         """Answer from the most similar chunks."""
-        return asyncio.run(_collect(self.stream_document_rag(question)))
+        return asyncio.run(collect_answer(self.stream_document_rag(question)))
 
     def trace(self, session_id: str) -> Any:
         """A stored trace (GraphRAG, Document RAG or agent), typed."""
@@ -100,7 +101,8 @@ class Provgraph:
         self.close()
 
 
-async def _collect(events: AsyncIterator[Event]) -> Answer:
+async def collect_answer(events: AsyncIterator[Event]) -> Answer:
+    """An :class:`Answer` from an event stream; a failed query raises its error's class (e.g. NotFound)."""
     steps: list[Explain] = []
     pieces: list[str] = []
     async for ev in events:
@@ -109,7 +111,8 @@ async def _collect(events: AsyncIterator[Event]) -> Answer:
         elif isinstance(ev, AnswerPiece):
             pieces.append(ev.text)
         elif isinstance(ev, ErrorMessage):
-            raise ProvgraphError(f"{ev.type}: {ev.message}")
+            cls = getattr(errors, ev.type, None)
+            raise (cls if isinstance(cls, type) and issubclass(cls, ProvgraphError) else ProvgraphError)(ev.message)
         elif isinstance(ev, Final):
             return Answer(ev.session_id, ev.answer or "".join(pieces), ev.sources, steps, ev.warnings)
     raise ProvgraphError("the query ended without a final message")

@@ -1,8 +1,9 @@
 """A real HTTP server on 127.0.0.1 speaking enough of the OpenAI API for provider tests.
 
 Scripted per test: ``push()`` replies, consumed in order by ``/v1/chat/completions``; when the
-queue is empty ``script(request)`` answers (if given, see :func:`by_kind`), else the ``default`` reply. ``/v1/embeddings`` answers with
-deterministic vectors unless a reply is queued. Every request is recorded with its arrival
+queue is empty ``script(request)`` answers (if given, see :func:`by_kind`), else the ``default`` reply.
+A reply with a ``gate`` waits until the test sets it, so a test sees what happens before it.
+``/v1/embeddings`` answers with deterministic vectors unless a reply is queued. Every request is recorded with its arrival
 time, and the server tracks the most requests it had in flight at once.
 """
 
@@ -42,6 +43,7 @@ class Reply:
     events: list[dict[str, Any]] | None = None
     event_delay: float = 0.0
     content_type: str = "application/json"
+    gate: threading.Event | None = None  # the reply waits until it is set (at most 60 s)
 
 
 @dataclass
@@ -232,6 +234,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if reply is None:
                 reply = self._fallback(recorded)
+            if reply.gate is not None:
+                reply.gate.wait(timeout=60)
             if reply.delay:
                 time.sleep(reply.delay)
             if reply.events is not None:

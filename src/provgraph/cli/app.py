@@ -22,9 +22,12 @@ app = typer.Typer(
 def _root(
     ctx: typer.Context,
     home: str = typer.Option(None, "--home", envvar="PROVGRAPH_HOME", help="Data directory (default ~/.provgraph)."),
+    url: str = typer.Option(None, "--url", envvar="PROVGRAPH_URL",
+                            help="Run the command on this provgraph server (http://host:port)."),
+    token: str = typer.Option(None, "--token", envvar="PROVGRAPH_TOKEN", help="API token for --url."),
 ) -> None:
     """provgraph — load documents, extract a provenance-tracked graph, ask explainable questions."""
-    ctx.obj = common.Globals(home=home)
+    ctx.obj = common.Globals(home=home, url=url, token=token)
 
 
 def _register() -> None:
@@ -39,6 +42,7 @@ def _register() -> None:
         "traces_cmds",
         "ask_cmds",
         "integrity_cmds",
+        "serve_cmds",
     ):
         importlib.import_module(f"provgraph.cli.{name}").register(app)
 

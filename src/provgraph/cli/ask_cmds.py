@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Callable
 import typer
 from rich.table import Table
 
-from provgraph.agent.tools import Tool
 from provgraph.cli.common import (
     COLLECTION_OPTION,
     LLM_OPTION,
@@ -23,13 +22,13 @@ from provgraph.cli.common import (
     cell,
     echo,
     json_text,
+    open_runtime,
     settings_from,
     stdout,
     traces_override,
 )
 from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
 from provgraph.cli.render import truncate
-from provgraph.errors import ConfigError
 from provgraph.events import (
     Action,
     AnswerPiece,
@@ -190,7 +189,7 @@ def document_rag(
     """
     settings = settings_from(ctx, collection=collection, user=user, doc_limit=doc_limit, llm=llm,
                              traces=traces_override(no_trace))
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         engine = rt.document_rag()
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
         _run(lambda: engine.ask(question), rt, fmt=fmt, explain=printer, verbose=False, streaming=streaming)
@@ -198,14 +197,6 @@ def document_rag(
 
 def _stderr(text: str) -> None:
     echo(text, err=True)
-
-
-def _builtin_tools(rt: Runtime) -> list[Tool]:
-    """``knowledge-query`` (GraphRAG), ``document-query`` (Document RAG) and ``text-completion``."""
-    from provgraph.agent.tools import TextCompletionTool, document_query, knowledge_query
-
-    assert rt.llm is not None
-    return [knowledge_query(rt.graph_rag()), document_query(rt.document_rag()), TextCompletionTool(rt.llm)]
 
 
 def agent(
@@ -227,8 +218,7 @@ def agent(
 
     Example: provgraph agent -q "When was the Radium Institute founded?" -v -x
     """
-    from provgraph.agent.mcp import McpTools, parse_servers
-    from provgraph.agent.react import NO_LLM_MESSAGE, Agent
+    from provgraph.agent.mcp import parse_servers
 
     if ctx.invoked_subcommand is not None:
         return
@@ -236,22 +226,11 @@ def agent(
         raise typer.BadParameter("missing: give the question, or use `agent tools`", ctx, param_hint="'-q' / '--question'")
     settings = settings_from(ctx, collection=collection, user=user, max_iterations=max_iterations,
                              traces=traces_override(no_trace))
-    servers = parse_servers(settings.mcp_servers)
-    with Runtime(settings, create=False) as rt:
-        if rt.llm is None:
-            raise ConfigError(NO_LLM_MESSAGE)
-        builtin = _builtin_tools(rt)
-
-        async def events() -> AsyncIterator[Event]:
-            async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
-                runner = Agent(rt.store, rt.librarian, rt.llm, [*builtin, *mcp.tools],
-                               max_iterations=settings.max_iterations, collection=settings.collection,
-                               trace=settings.traces)
-                async for ev in runner.ask(question):
-                    yield ev
-
+    parse_servers(settings.mcp_servers)  # a bad MCP configuration fails before the collection opens
+    with open_runtime(settings) as rt:
+        events = rt.ask_agent(question)
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
-        _run(events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
+        _run(lambda: events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
 
 
 def agent_tools(

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import errno
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import typer
 from typer.core import TyperGroup
@@ -23,8 +26,11 @@ from provgraph.errors import (
     ProvgraphError,
     StoreError,
 )
+from provgraph.layout import CollectionRef
+from provgraph.runtime import Runtime
+from provgraph.store.collections import drop_collection
 
-__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "traces_override"]
+__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "traces_override"]
 
 
 
@@ -70,13 +76,83 @@ class Globals:
     """Options given before the command name."""
 
     home: str | None = None
+    url: str | None = None
+    token: str | None = None
+
+
+class Host(Protocol):
+    """What runs commands for a server (``provgraph serve``): its data directory, the caller's user,
+    and its open collections. Commands then act as that user on the server's open stores."""
+
+    home: str
+    user: str
+    write: bool
+
+    def use(self, settings: Settings, *, create: bool, write: bool) -> AbstractContextManager[Runtime]: ...
+
+    def drop(self, ref: CollectionRef) -> None: ...
+
+
+_hosted = threading.local()
+
+
+@contextmanager
+def hosted(host: Host) -> Iterator[None]:
+    """Run commands in this thread for ``host`` (the server's remote mode)."""
+    _hosted.host = host
+    try:
+        yield
+    finally:
+        _hosted.host = None
+
+
+def _host() -> Host | None:
+    return getattr(_hosted, "host", None)
 
 
 def settings_from(ctx: typer.Context, **overrides: Any) -> Settings:
-    """Settings for this invocation: global options and command flags over env and file."""
+    """Settings for this invocation: global options and command flags over env and file.
+
+    Run for a server, the server's data directory and the caller's user apply; another user's
+    collections do not exist.
+    """
+    host = _host()
+    if host is not None:
+        user = overrides.pop("user", None)
+        if user is not None and user != host.user:
+            raise NotFound(f"collection {user}/{overrides.get('collection') or 'default'} does not exist "
+                           "(create it with: provgraph collections create)")
+        return load_settings(**overrides, home=host.home, user=host.user)
     root = ctx.find_root().obj
     home = root.home if isinstance(root, Globals) else None
     return load_settings(home=home, **overrides)
+
+
+def listing_user(user: str | None) -> str | None:
+    """The user whose collections a listing shows: the caller's own when run for a server."""
+    host = _host()
+    return host.user if host is not None else user
+
+
+@contextmanager
+def open_runtime(settings: Settings, *, create: bool = False) -> Iterator[Runtime]:
+    """The collection's runtime: opened here and closed after, or lent by the server that runs the command."""
+    host = _host()
+    if host is not None:
+        with host.use(settings, create=create, write=host.write) as rt:
+            yield rt
+        return
+    with Runtime(settings, create=create) as rt:
+        yield rt
+
+
+def drop(ref: CollectionRef) -> None:
+    """Delete a collection (through the server when it has the collection open)."""
+    host = _host()
+    if host is not None:
+        host.drop(ref)
+    else:
+        drop_collection(ref)
 
 
 def exit_code_for(exc: ProvgraphError) -> int:
@@ -97,6 +173,16 @@ class ProvgraphGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:  # click.Context, or typer._click.Context in typer >= 0.29
         try:
+            url = ctx.params.get("url")
+            argv = [*ctx._protected_args, *ctx.args]
+            if _host() is not None and argv and argv[0] in ("serve", "tokens", "config", "backup", "restore"):
+                raise InputError(f"provgraph {argv[0]} runs on the client, not against a server")
+            if url and _host() is None and argv and argv[0] not in ("serve", "tokens", "config", "backup", "restore") \
+                    and "--help" not in argv:
+                from provgraph.cli.remote import run_remote
+
+                code = run_remote(self, argv, url, ctx.params.get("token"))
+                raise typer.Exit(code) if code else typer.Exit(0)
             return super().invoke(ctx)
         except ProvgraphError as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

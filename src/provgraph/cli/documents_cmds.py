@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 
 import typer
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stdout
-from provgraph.errors import NotFound
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, open_runtime, settings_from, stdout
+from provgraph.explain.documents import document_detail, document_rows, provenance_json
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree, document_tree
-from provgraph.ingest.removal import remove_document
 from provgraph.rdf.ids import document_iri
-from provgraph.rdf.vocab import TG
-from provgraph.runtime import Runtime
-from provgraph.store.retraction import retraction_for
 
 __all__ = ["register", "render_tree"]
 
@@ -32,11 +27,8 @@ def documents_list(
 ) -> None:
     """List the collection's documents. Example: provgraph documents list -C demo"""
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
-        docs = rt.librarian.list(kind="document")
-        counts = {d.id: len(rt.librarian.children(d.id)) for d in docs}
-    rows = [{"id": d.id, "title": d.title, "mime_type": d.mime_type, "size": d.size, "parts": counts[d.id],
-             "loaded": d.created.isoformat(timespec="seconds")} for d in docs]
+    with open_runtime(settings) as rt:
+        rows = document_rows(rt.librarian)
     if fmt == "json":
         echo(json_text(rows))
         return
@@ -57,27 +49,18 @@ def documents_show(
 ) -> None:
     """Show a document's metadata and parts. Example: provgraph documents show report.pdf -C demo"""
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
-        iri = document_iri(doc)
-        if not rt.librarian.exists(iri.value):
-            raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
-        rec = rt.librarian.get(iri.value)
-        parts = rt.librarian.children(iri.value)
-    data = {"id": rec.id, "title": rec.title, "mime_type": rec.mime_type, "size": rec.size,
-            "content_hash": rec.content_hash, "loaded": rec.created.isoformat(timespec="seconds"),
-            "metadata": rec.metadata, "tags": list(rec.tags),
-            "parts": [{"id": p.id, "kind": p.kind, "number": p.number, "title": p.title, "offset": p.offset,
-                       "length": p.length} for p in parts]}
+    with open_runtime(settings) as rt:
+        data = document_detail(rt.librarian, document_iri(doc), str(rt.ref))
     if fmt == "json":
         echo(json_text(data))
         return
     for key in ("id", "title", "mime_type", "size", "content_hash", "loaded"):
         echo(f"{key:>12}: {data[key]}")
-    for key, value in rec.metadata.items():
+    for key, value in data["metadata"].items():
         echo(f"{key:>12}: {value}")
-    for p in parts:
-        end = (p.offset or 0) + (p.length or 0)
-        echo(f"  {p.kind} {p.number}: {p.title or ''} (chars {p.offset}–{end})")
+    for p in data["parts"]:
+        end = (p["offset"] or 0) + (p["length"] or 0)
+        echo(f"  {p['kind']} {p['number']}: {p['title'] or ''} (chars {p['offset']}–{end})")
 
 
 @documents_app.command("remove")
@@ -92,16 +75,12 @@ def documents_remove(
     Example: provgraph documents remove report.pdf -C demo
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
-        iri = document_iri(doc)
-        if not rt.librarian.exists(iri.value) and not rt.store.count(iri, None, None):  # store-only: leftovers
-            raise NotFound(f"document {iri.value} is not in collection {rt.ref}")
-        retraction = retraction_for(rt.store, iri, at=datetime.now(timezone.utc), reason="removed")
-        removed = remove_document(rt.store, rt.librarian, iri, chunk_index=rt.chunk_index,
-                                  entity_index=rt.entity_index, also_add=retraction)
+    iri = document_iri(doc)
+    with open_runtime(settings) as rt:
+        removed = rt.remove_document(iri)
+        affected = rt.last_stale_traces
     echo(f"removed {iri.value} ({removed} quads)")
-    if retraction:
-        affected = sum(1 for q in retraction if q.p == TG.affectedTrace)
+    if affected:
         echo(f"{affected} trace(s) that used it are now marked stale (provgraph traces show ID)")
 
 
@@ -139,19 +118,10 @@ def provenance(
     Example: provgraph provenance curie.pdf -C demo
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         tree = document_tree(rt.store, document_iri(doc))
     if fmt == "json":
-        def chunk_json(c: ChunkNode) -> dict[str, object]:
-            return {"chunk": c.iri.value, "index": c.index, "offset": c.offset, "length": c.length,
-                    "extractors": c.components, "edges": [list(e) for e in c.edges]}
-
-        echo(json_text({
-            "document": tree.iri.value, "title": tree.title, "mime_type": tree.mime_type, "pages": tree.page_count,
-            "parts": [{"part": p.iri.value, "kind": p.kind, "label": p.label, "number": p.number, "offset": p.offset,
-                       "length": p.length, "chunks": [chunk_json(c) for c in p.chunks]} for p in tree.parts],
-            "chunks": [chunk_json(c) for c in tree.chunks],
-        }))
+        echo(json_text(provenance_json(tree)))
         return
     stdout.print(render_tree(tree))
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stderr, stdout
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, cell, echo, json_text, open_runtime, settings_from, stderr, stdout
 from provgraph.errors import InputError, NotFound, ProvgraphError
+from provgraph.explain.documents import load_summary
 from provgraph.extract.base import ChunkInput, Extractor
 from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.paths import expand_paths
@@ -45,34 +44,11 @@ def _extract(rt: Runtime, chunks: list[ChunkInput], *, extractors: list[Extracto
     return asyncio.run(go())
 
 
-def _status(loaded: str, counts: Counter[str]) -> str:
-    """The document's load status, unless its extractions failed: all of them, or some."""
-    if counts["failed"] and counts["failed"] == counts["extractions"]:
-        return "extraction failed"
-    if counts["failed"]:
-        return "partly extracted"
-    return loaded
-
-
 def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_files: list[str], fmt: str) -> None:
-    by_chunk: dict[str, Counter[str]] = {}
-    chunk_doc = {c.iri.value: r.document.value for r in results for c in r.chunks}
-    for o in outcomes:
-        doc = chunk_doc.get(o.chunk.value, "")
-        counts = by_chunk.setdefault(doc, Counter())
-        counts["facts"] += o.facts
-        counts["failed"] += int(o.failed)
-        counts["extractions"] += 1
-    rows: list[dict[str, Any]] = [
-        {"document": r.document.value, "title": r.title, "pages": r.pages, "sections": r.sections,
-         "chunks": len(r.chunks), "facts": by_chunk.get(r.document.value, Counter())["facts"],
-         "failed_chunks": by_chunk.get(r.document.value, Counter())["failed"],
-         "status": _status(r.status, by_chunk.get(r.document.value, Counter()))}
-        for r in results
-    ]
+    summary = load_summary(results, outcomes, failed_files)
+    rows = summary["documents"]
     if fmt == "json":
-        echo(json_text({"documents": rows, "failed_files": failed_files,
-                               "errors": [o.error for o in outcomes if o.failed]}))
+        echo(json_text(summary))
         return
     if not rows:
         return
@@ -112,7 +88,7 @@ def load(
     if concurrency is not None and concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     results: list[LoadResult] = []
-    with Runtime(settings) as rt, _progress() as progress:
+    with open_runtime(settings, create=True) as rt, _progress() as progress:
         chosen = rt.extractors(extractors, ontology=ontology)  # before loading: a bad choice fails first
         loader = rt.loader()
         task = progress.add_task("files", total=len(files))
@@ -163,7 +139,7 @@ def extract(
     if concurrency is not None and concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     settings = settings_from(ctx, collection=collection, user=user, llm=llm)
-    with Runtime(settings, create=False) as rt, _progress() as progress:
+    with open_runtime(settings) as rt, _progress() as progress:
         iri = document_iri(doc)
         if not rt.librarian.exists(iri.value):
             raise NotFound(f"document {iri.value} is not in collection {rt.ref}")

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import typer
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, open_runtime, settings_from
 from provgraph.errors import IndexError_
 from provgraph.integrity.backup import make_backup, restore_backup
 from provgraph.integrity.check import Parts, Problem, find_problems, repair
 from provgraph.layout import CollectionRef
-from provgraph.runtime import Runtime
 
 __all__ = ["register"]
 
@@ -32,7 +31,7 @@ def check(
     settings = settings_from(ctx, collection=collection, user=user)
     problems: list[Problem] = []
     done: list[str] = []
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         rt.store, rt.librarian  # noqa: B018 - a store or librarian that cannot be opened is reported as it is
         for name, attr in _INDEXES.items():
             try:

@@ -23,6 +23,7 @@ from provgraph.cli.common import (
     echo,
     exit_code_for,
     json_text,
+    open_runtime,
     settings_from,
     traces_override,
 )
@@ -211,7 +212,7 @@ def graph_rag(
         edge_limit=edge_limit, llm=llm, traces=traces_override(no_trace),
     )
     params = GraphRagParams.from_settings(settings, grounding=grounding)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         run_to_exit(lambda: _run(rt, params, question, explainable=explainable, streaming=streaming, fmt=fmt), rt.llm)
 
 

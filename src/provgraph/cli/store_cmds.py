@@ -5,13 +5,13 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 import typer
 from rich.table import Table
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, settings_from, stdout
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, drop, echo, json_text, listing_user, open_runtime, settings_from, stdout
 from provgraph.explain.neutralise import escape_json
 from provgraph.ingest.decoders import require_regular_file
 from provgraph.cli.render import short
@@ -19,8 +19,7 @@ from provgraph.errors import InputError, QueryError
 from provgraph.layout import CollectionRef
 from provgraph.rdf.convert import from_ox
 from provgraph.rdf.seed_syntax import as_triple_terms
-from provgraph.runtime import Runtime
-from provgraph.store.collections import create_collection, drop_collection, list_collections
+from provgraph.store.collections import create_collection, list_collections
 
 __all__ = ["register"]
 
@@ -58,7 +57,7 @@ def sparql(
     """
     text = sys.stdin.read() if query == "-" else query
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         result = _seed_syntax_query(rt, text)
         try:  # results are evaluated lazily: failures surface while serialising
             if isinstance(result, ox.QueryBoolean):
@@ -80,7 +79,11 @@ def _serialised(result: Any, fmt: Any) -> str:
     return escape_json(bytes(result.serialize(format=fmt) or b"").decode("utf-8"))  # echo() neutralises the rest
 
 
-def _seed_syntax_query(rt: Runtime, text: str) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+if TYPE_CHECKING:
+    from provgraph.runtime import Runtime
+
+
+def _seed_syntax_query(rt: "Runtime", text: str) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
     """Run the query, reading seed-style ``<< s p o >>`` as triple terms when that parses (with a notice)."""
     rewritten, count = as_triple_terms(text)
     if count:
@@ -118,7 +121,7 @@ def export(
     Example: provgraph export -C demo --format trig -o demo.trig
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         data = rt.store.export_bytes(fmt.value)
     if output is None:
         sys.stdout.buffer.write(data)
@@ -145,7 +148,7 @@ def import_(
     require_regular_file(file, verb="imported")
     chosen = fmt or _guess_format(file)
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings) as rt:
+    with open_runtime(settings, create=True) as rt:
         try:
             n = rt.store.import_data(file, chosen.value)
         except QueryError as exc:
@@ -165,7 +168,7 @@ def collections_list(
 ) -> None:
     """List collections. Example: provgraph collections list --format json"""
     settings = settings_from(ctx)
-    found = list_collections(settings.home, user)
+    found = list_collections(settings.home, listing_user(user))
     if fmt is QueryFormat.json:
 
         echo(json_text([{"user": c.user, "collection": c.collection} for c in found]))
@@ -197,7 +200,7 @@ def collections_drop(
     ref = CollectionRef(settings.home, settings.user, name)
     if not yes:
         typer.confirm(f"Drop {ref} and everything in it?", abort=True)
-    drop_collection(ref)
+    drop(ref)
     echo(f"dropped {ref}")
 
 

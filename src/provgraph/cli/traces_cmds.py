@@ -7,13 +7,12 @@ from enum import Enum
 
 import typer
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, open_runtime, settings_from
 from provgraph.explain.render_json import summary_json, trace_json
 from provgraph.explain.render_text import render_list, render_trace
 from provgraph.errors import InputError
 from provgraph.explain.lifecycle import delete_traces, traces_before
 from provgraph.explain.traces import list_traces, load_trace
-from provgraph.runtime import Runtime
 
 __all__ = ["register", "traces_app"]
 
@@ -45,7 +44,7 @@ def traces_list(
     Example: provgraph traces list -C research --limit 10
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         found = list_traces(rt.store, include_sub_traces=include_all, limit=limit)
     if fmt is ListFormat.json:
         echo(json_text([summary_json(s) for s in found], indent=2))
@@ -72,7 +71,7 @@ def traces_show(
     Example: provgraph traces show 6f1c2a9e-5d1b-4c8e-9a51-7072766772a1 --show-provenance
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         trace = load_trace(rt.store, trace_id, librarian=rt.librarian, provenance=show_provenance)
     if fmt is ShowFormat.json:
         echo(json_text(trace_json(trace), indent=2))
@@ -104,7 +103,7 @@ def traces_delete(
     if not trace_ids and before is None:
         raise InputError("give trace IDs to delete, or --before DATE")
     settings = settings_from(ctx, collection=collection, user=user)
-    with Runtime(settings, create=False) as rt:
+    with open_runtime(settings) as rt:
         ids = list(trace_ids or [])
         if before is not None:
             ids += traces_before(rt.store, _moment(before))

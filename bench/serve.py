@@ -1,0 +1,160 @@
+"""``provgraph serve`` benchmark: HTTP overhead per graph-rag request, time to first SSE event, and
+8 concurrent clients asking graph-rag while a load job runs.
+
+    .venv/bin/python bench/serve.py [--requests 30] [--clients 8] [--per-client 10] [--copies 6]
+
+Loads the sample corpus (no-LLM mode) into a fresh data directory, measures graph-rag in-process
+(``Provgraph``), then starts a real server (uvicorn subprocess on a free loopback port) and asks the
+same question over HTTP. Prints one JSON line per figure, next to the issue's target. Never asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import percentiles, report  # noqa: E402
+
+from provgraph import Provgraph  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "examples" / "corpus"
+QUESTIONS = ["Who discovered polonium?", "What did Marie Curie discover?", "What are Becquerel rays?",
+             "When was the Radium Institute founded?", "What did Rutherford call alpha rays?"]
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def prepare(home: Path) -> None:
+    with Provgraph(collection="bench", home=home, llm="none") as pg:
+        pg.load([CORPUS])
+
+
+def compare(pg: Provgraph, http: httpx.Client, n: int) -> tuple[list[float], list[float], list[float]]:
+    """Alternate in-process and HTTP requests (same question, same data), so machine noise hits both alike."""
+    for q in QUESTIONS:  # warm-up: embedder, caches, connections
+        pg.graph_rag(q)
+        http.post("/graph-rag", json={"collection": "bench", "question": q}).raise_for_status()
+    local, whole, first = [], [], []
+    for i in range(n):
+        question = QUESTIONS[i % len(QUESTIONS)]
+        body = {"collection": "bench", "question": question}
+        t0 = time.perf_counter()
+        pg.graph_rag(question)
+        local.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        http.post("/graph-rag", json=body).raise_for_status()
+        whole.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        with http.stream("POST", "/graph-rag", json=body, headers={"Accept": "text/event-stream"}) as r:
+            seen = False
+            for line in r.iter_lines():
+                if line.startswith("data: ") and not seen:
+                    first.append(time.perf_counter() - t0)
+                    seen = True
+    return local, whole, first
+
+
+def under_load(url: str, folder: Path, clients: int, per_client: int) -> None:
+    files = [("files", (p.name, p.read_bytes())) for p in sorted(folder.iterdir())]
+    with httpx.Client(base_url=url + "/api/v1", timeout=300) as http:
+        job = http.post("/collections/loading/documents", files=files).json()
+        samples: list[float] = []
+        errors: list[str] = []
+        lock = threading.Lock()
+
+        def ask(k: int) -> None:
+            with httpx.Client(base_url=url + "/api/v1", timeout=300) as mine:
+                for i in range(per_client):
+                    t0 = time.perf_counter()
+                    try:
+                        r = mine.post("/graph-rag", json={"collection": "bench",
+                                                          "question": QUESTIONS[(k + i) % len(QUESTIONS)]})
+                        ok = r.status_code == 200 and r.json()["final"]["message_type"] == "final"
+                    except httpx.HTTPError as exc:
+                        ok, r = False, exc  # type: ignore[assignment]
+                    with lock:
+                        samples.append(time.perf_counter() - t0)
+                        if not ok:
+                            errors.append(str(getattr(r, "text", r))[:200])
+
+        threads = [threading.Thread(target=ask, args=(k,)) for k in range(clients)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+        state = http.get(f"/jobs/{job['id']}").json()
+        while state["status"] not in ("done", "failed"):
+            time.sleep(0.2)
+            state = http.get(f"/jobs/{job['id']}").json()
+    report("serve.graph_rag_under_load", target="0 errors; p50/p95 reported", clients=clients,
+           requests=len(samples), errors=len(errors), seconds=round(elapsed, 2),
+           load_files=len(files), load_status=state["status"], load_chunks=state["chunks"], **percentiles(samples))
+    for e in errors[:3]:
+        print("  error:", e)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--requests", type=int, default=30)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--per-client", type=int, default=10)
+    parser.add_argument("--copies", type=int, default=6, help="copies of the corpus the background load reads")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        prepare(home)
+        twin = Path(tmp) / "twin"
+        shutil.copytree(home, twin)  # the in-process side: the server owns `home`
+        folder = Path(tmp) / "to-load"
+        folder.mkdir()
+        for k in range(args.copies):
+            for p in CORPUS.iterdir():
+                if p.suffix in (".txt", ".md", ".html", ".pdf") and p.name != "README.md":
+                    shutil.copy(p, folder / f"{p.stem}-{k}{p.suffix}")
+        port = _port()
+        url = f"http://127.0.0.1:{port}"
+        server = subprocess.Popen([sys.executable, "-c", "from provgraph.cli.app import main; main()", "--home",
+                                   str(home), "serve", "--port", str(port)], stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(600):
+                try:
+                    if httpx.get(url + "/api/v1/health", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            with httpx.Client(base_url=url + "/api/v1", timeout=300) as http, \
+                    Provgraph(collection="bench", home=twin, llm="none") as pg:
+                local, remote, first = compare(pg, http, args.requests)
+            lp, rp = percentiles(local), percentiles(remote)
+            report("serve.graph_rag_in_process", **lp)
+            report("serve.graph_rag_over_http", **rp)
+            report("serve.overhead_per_request", target="<= 5 ms over in-process",
+                   p50_ms=round(rp["p50_ms"] - lp["p50_ms"], 3), mean_ms=round(rp["mean_ms"] - lp["mean_ms"], 3))
+            report("serve.time_to_first_sse_event", target="<= 50 ms after the request", **percentiles(first))
+            under_load(url, folder, args.clients, args.per_client)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    main()

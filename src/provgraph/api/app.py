@@ -1,0 +1,77 @@
+"""``create_app``: the FastAPI app of ``provgraph serve`` (routes under ``/api/v1``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+
+from provgraph import __version__
+from provgraph.api import routes_data, routes_rag
+from provgraph.api.errors import install_handlers
+from provgraph.api.guard import Guard
+from provgraph.api.schemas import TokenUser
+from provgraph.api.state import Limits, ServerState, user_of
+from provgraph.config import Settings
+
+__all__ = ["create_app"]
+
+PREFIX = "/api/v1"
+
+
+def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_user: str = "default",
+               on_stop: Callable[[str], None] | None = None) -> FastAPI:
+    """The app over the data directory of ``settings``; without tokens every request acts as ``anonymous_user``.
+
+    ``on_stop`` hears one line once shutdown has closed every collection.
+    """
+    state = ServerState(settings, limits=limits or Limits(), anonymous_user=anonymous_user)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        if state.jobs is not None:
+            await state.jobs.shutdown()
+        closed = state.pool.close()  # every collection flushed and closed: consistent on disk
+        if on_stop is not None:
+            on_stop(f"provgraph stopped: {closed} collection(s) flushed and closed")
+
+    app = FastAPI(
+        title="provgraph", version=__version__, lifespan=lifespan,
+        description="Explainable knowledge-graph RAG over HTTP: the CLI's commands, streamed explain events.",
+        openapi_url=f"{PREFIX}/openapi.json", docs_url=f"{PREFIX}/docs", redoc_url=None,
+    )
+    app.state.provgraph = state
+    install_handlers(app)
+    app.include_router(routes_data.router, prefix=PREFIX)
+    app.include_router(routes_rag.router, prefix=PREFIX)
+    _extras(app, state)
+
+    @app.get(f"{PREFIX}/health", tags=["server"])
+    def health() -> dict[str, Any]:
+        """Liveness (no token needed)."""
+        return {"status": "ok", "version": __version__}
+
+    @app.get(f"{PREFIX}/whoami", response_model=TokenUser, tags=["server"])
+    def whoami(request: Request) -> dict[str, str]:
+        """The user the request's token acts as."""
+        return {"user": user_of(request)}
+
+    app.add_middleware(Guard, state=state)  # type: ignore[arg-type]
+    return app
+
+
+def _extras(app: FastAPI, state: ServerState) -> None:
+    """Routes that live in their own modules and may be absent while being built."""
+    import importlib
+
+    for name in ("routes_jobs", "socket", "remote", "routes_records", "viewer"):
+        try:
+            module = importlib.import_module(f"provgraph.api.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"provgraph.api.{name}":
+                raise
+            continue
+        module.install(app, state, PREFIX)

@@ -1,0 +1,107 @@
+"""One open Runtime per ``(user, collection)`` for the whole server process.
+
+A store opens read-write once per process, so the server opens each collection once and every
+request shares it: reads run concurrently (pyoxigraph reads are thread-safe; the librarian and
+vector indexes lock internally) and answer from what is committed; writes to one collection
+(load, extract, remove, import) take its write lock, one at a time. Dropping a collection waits
+until nobody uses it, then closes it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from provgraph.config import Settings
+from provgraph.errors import NotFound
+from provgraph.layout import CollectionRef
+from provgraph.models.base import Embedder
+from provgraph.models.factory import build_embedder
+from provgraph.runtime import Runtime
+from provgraph.store.collections import drop_collection
+
+__all__ = ["RuntimePool"]
+
+
+@dataclass
+class _Entry:
+    runtime: Runtime
+    write: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
+
+
+class RuntimePool:
+    """The server's open collections; ``use`` lends a runtime configured with the request's settings."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str, str], _Entry] = {}
+        self._embedders: dict[tuple[str, str | None], Embedder] = {}
+        self._lock = threading.Condition()
+        self.closed = False
+
+    def _embedder(self, settings: Settings) -> Embedder:
+        key = (settings.embedder, settings.embedder_model)
+        if key not in self._embedders:
+            self._embedders[key] = build_embedder(settings)
+        return self._embedders[key]
+
+    def _entry(self, settings: Settings, create: bool) -> _Entry:
+        key = (str(settings.home), settings.user, settings.collection)
+        entry = self._entries.get(key)
+        if entry is None:
+            ref = CollectionRef(settings.home, settings.user, settings.collection)
+            if not create and not ref.exists():
+                raise NotFound(f"collection {ref} does not exist (create it with: provgraph collections create)")
+            rt = Runtime(settings, create=create, embedder=self._embedder(settings))
+            try:
+                for part in ("store", "librarian", "entity_index", "chunk_index"):
+                    getattr(rt, part)  # opened once, here, under the pool's lock
+            except BaseException:
+                rt.close()
+                raise
+            entry = self._entries[key] = _Entry(rt)
+        return entry
+
+    @contextmanager
+    def use(self, settings: Settings, *, create: bool = False, write: bool = False) -> Iterator[Runtime]:
+        """A runtime for ``settings``' collection, sharing the pool's open parts; ``write`` serialises."""
+        with self._lock:
+            if self.closed:
+                raise NotFound("the server is shutting down")
+            entry = self._entry(settings, create)
+            entry.users += 1
+        try:
+            rt = entry.runtime.sharing(settings)
+            if write:
+                with entry.write:
+                    yield rt
+            else:
+                yield rt
+        finally:
+            with self._lock:
+                entry.users -= 1
+                self._lock.notify_all()
+
+    def drop(self, ref: CollectionRef) -> None:
+        """Close the collection once nobody uses it, then delete it (NotFound if it does not exist)."""
+        key = (str(ref.home), ref.user, ref.collection)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._lock.wait_for(lambda: entry.users == 0)
+                del self._entries[key]
+                entry.runtime.close()
+            drop_collection(ref)
+
+    def close(self) -> int:
+        """Wait for running requests, then flush and close every collection (graceful shutdown); returns how many."""
+        with self._lock:
+            self.closed = True
+            self._lock.wait_for(lambda: all(e.users == 0 for e in self._entries.values()), timeout=30)
+            for entry in self._entries.values():
+                entry.runtime.close()
+            count = len(self._entries)
+            self._entries.clear()
+        return count

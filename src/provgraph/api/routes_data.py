@@ -1,0 +1,164 @@
+"""Collections, documents, provenance, traces, SPARQL, export and import: what the CLI reads and writes.
+
+JSON bodies are what the matching CLI command prints with ``--format json``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pyoxigraph as ox
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+
+from provgraph.api.errors import ApiError
+from provgraph.api.schemas import (
+    NAME,
+    CollectionCreate,
+    CollectionCreated,
+    CollectionOut,
+    ErrorResponse,
+    ImportedOut,
+    RemovedOut,
+    SparqlRequest,
+)
+from provgraph.api.state import request_settings, state_of, user_of
+from provgraph.errors import QueryError
+from provgraph.explain.documents import document_detail, document_rows, provenance_json
+from provgraph.explain.provenance_tree import document_tree
+from provgraph.explain.render_json import summary_json, trace_json
+from provgraph.explain.traces import list_traces, load_trace
+from provgraph.layout import CollectionRef
+from provgraph.rdf.ids import document_iri
+from provgraph.store.collections import create_collection, list_collections
+
+__all__ = ["router"]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (400, 401, 404, 408, 413, 422, 429)
+}
+router = APIRouter(responses=ERRORS)
+Collection = Query  # noqa: N816 - a readable alias in signatures
+
+
+def _path_name(name: str) -> str:
+    from provgraph.layout import check_name
+
+    return check_name("collection", name)
+
+
+@router.get("/collections", response_model=list[CollectionOut], tags=["collections"])
+def collections(request: Request) -> list[dict[str, str]]:
+    """The caller's collections (``provgraph collections list --format json``)."""
+    state = state_of(request)
+    return [{"user": c.user, "collection": c.collection}
+            for c in list_collections(state.settings.home, user_of(request))]
+
+
+@router.post("/collections", response_model=CollectionCreated, status_code=201, tags=["collections"])
+def create(request: Request, body: CollectionCreate) -> dict[str, Any]:
+    """Create a collection (``created`` is false when it already existed)."""
+    ref = CollectionRef(state_of(request).settings.home, user_of(request), body.name)
+    return {"user": ref.user, "collection": ref.collection, "created": create_collection(ref)}
+
+
+@router.delete("/collections/{collection}", response_model=CollectionOut, tags=["collections"])
+def drop(request: Request, collection: str) -> dict[str, str]:
+    """Delete a collection and everything in it."""
+    ref = CollectionRef(state_of(request).settings.home, user_of(request), _path_name(collection))
+    state_of(request).pool.drop(ref)
+    return {"user": ref.user, "collection": ref.collection}
+
+
+@router.get("/collections/{collection}/documents", tags=["documents"])
+def documents(request: Request, collection: str) -> list[dict[str, Any]]:
+    """The collection's documents (``documents list --format json``)."""
+    with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
+        return document_rows(rt.librarian)
+
+
+@router.get("/collections/{collection}/documents/{document:path}", tags=["documents"])
+def document(request: Request, collection: str, document: str) -> dict[str, Any]:
+    """A document's metadata and parts (``documents show --format json``)."""
+    with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
+        return document_detail(rt.librarian, document_iri(document), str(rt.ref))
+
+
+@router.delete("/collections/{collection}/documents/{document:path}", response_model=RemovedOut, tags=["documents"])
+def remove(request: Request, collection: str, document: str) -> dict[str, Any]:
+    """Remove a document, its provenance and the facts only it supported."""
+    iri = document_iri(document)
+    with state_of(request).pool.use(request_settings(request, _path_name(collection)), write=True) as rt:
+        return {"removed": iri.value, "quads": rt.remove_document(iri)}
+
+
+@router.get("/collections/{collection}/provenance/{document:path}", tags=["documents"])
+def provenance(request: Request, collection: str, document: str) -> dict[str, Any]:
+    """The document → page → chunk → edges tree (``provenance DOC --format json``)."""
+    with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
+        return provenance_json(document_tree(rt.store, document_iri(document)))
+
+
+@router.get("/collections/{collection}/traces", tags=["traces"])
+def traces(request: Request, collection: str, all: bool = False,
+           limit: int | None = Query(None, ge=1, le=100_000)) -> list[dict[str, Any]]:
+    """Traces, newest first (``traces list --format json``); ``all`` includes agent sub-traces."""
+    with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
+        return [summary_json(s) for s in list_traces(rt.store, include_sub_traces=all, limit=limit)]
+
+
+@router.get("/collections/{collection}/traces/{trace_id:path}", tags=["traces"])
+def trace(request: Request, collection: str, trace_id: str, provenance: bool = False) -> dict[str, Any]:
+    """One trace in full (``traces show ID --format json``); ``provenance`` adds every edge's sources."""
+    with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
+        found = load_trace(rt.store, trace_id, librarian=rt.librarian, provenance=provenance)
+    return trace_json(found)
+
+
+@router.post("/collections/{collection}/sparql", tags=["sparql"],
+             responses={200: {"content": {"application/sparql-results+json": {}, "application/n-triples": {}}}})
+def sparql(request: Request, collection: str, body: SparqlRequest) -> Response:
+    """Read-only SPARQL: SELECT and ASK give SPARQL JSON results, CONSTRUCT/DESCRIBE N-Triples; updates are refused."""
+    with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
+        result = rt.store.raw_query(body.query)
+        try:
+            if isinstance(result, ox.QueryTriples):
+                return Response(result.serialize(format=ox.RdfFormat.N_TRIPLES), media_type="application/n-triples")
+            data = result.serialize(format=ox.QueryResultsFormat.JSON)
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise QueryError(f"collection {rt.ref}: query failed: {exc}") from exc
+    return Response(data, media_type="application/sparql-results+json")
+
+
+_MEDIA = {"nquads": "application/n-quads", "trig": "application/trig"}
+
+
+@router.get("/collections/{collection}/export", tags=["export"],
+            responses={200: {"content": {"application/n-quads": {}, "application/trig": {}}}})
+def export(request: Request, collection: str, format: Literal["nquads", "trig"] = "nquads") -> Response:
+    """Every named graph of the collection, triple terms included."""
+    with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
+        data = rt.store.export_bytes(format)
+    return Response(data, media_type=_MEDIA[format])
+
+
+@router.post("/collections/{collection}/import", response_model=ImportedOut, tags=["export"],
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 media: {"schema": {"type": "string"}, "example": "<urn:a> <urn:b> <urn:c> <urn:g> .\n"}
+                 for media in ("text/plain", "application/n-quads", "application/trig")}}})
+async def import_(request: Request, collection: str,
+                  format: Literal["nquads", "trig"] = "nquads") -> dict[str, Any]:
+    """Import N-Quads or TriG (the request body) atomically: a syntax error imports nothing."""
+    data = await request.body()
+    if not data:
+        raise ApiError(400, "InputError", "empty body: send the N-Quads or TriG text as the request body")
+    settings = request_settings(request, _path_name(collection))
+
+    def run() -> dict[str, Any]:
+        with state_of(request).pool.use(settings, create=True, write=True) as rt:
+            return {"imported": rt.store.import_data(data, format), "collection": str(rt.ref)}
+
+    return await run_in_threadpool(run)
+
+
+__all__ += ["NAME"]

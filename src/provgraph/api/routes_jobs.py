@@ -1,0 +1,204 @@
+"""Loads as background jobs: upload files (multipart), then follow the job (GET, or an SSE stream).
+
+A job stores, decodes, chunks, extracts and embeds its files in a worker thread, holding its
+collection's write lock; queries keep answering from what is committed meanwhile. On shutdown
+no new file is started and running extraction finishes, so every collection stays consistent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import threading
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, File, Form, Request, UploadFile
+from fastapi.responses import StreamingResponse
+
+from provgraph.api.errors import ApiError, one_line
+from provgraph.api.routes_data import ERRORS
+from provgraph.api.schemas import NAME, JobOut
+from provgraph.api.state import ServerState, request_settings, state_of, user_of
+from provgraph.config import Settings
+from provgraph.errors import InputError, NotFound, ProvgraphError
+from provgraph.explain.documents import load_summary
+from provgraph.ingest.pipeline import LoadResult
+from provgraph.layout import check_name
+
+__all__ = ["install", "Jobs", "Job"]
+
+router = APIRouter(responses=ERRORS, tags=["documents"])
+
+
+@dataclass
+class Job:
+    """One background load and its progress."""
+
+    id: str
+    user: str
+    collection: str
+    files: list[Path]
+    folder: Path
+    extractors: str | None = None
+    status: str = "queued"
+    files_done: int = 0
+    chunks: int = 0
+    chunks_done: int = 0
+    result: dict[str, Any] | None = None
+    errors: list[str] = field(default_factory=list)
+    changed: threading.Event = field(default_factory=threading.Event)
+
+    def view(self) -> dict[str, Any]:
+        """The job as the API shows it."""
+        return {"id": self.id, "status": self.status, "collection": self.collection, "files": len(self.files),
+                "files_done": self.files_done, "chunks": self.chunks, "chunks_done": self.chunks_done,
+                "result": self.result, "errors": list(self.errors)}
+
+    def touch(self) -> None:
+        self.changed.set()
+
+
+class Jobs:
+    """The server's load jobs; each runs in its own thread."""
+
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+        self.jobs: dict[str, Job] = {}
+        self.stopping = threading.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def get(self, user: str, job_id: str) -> Job:
+        job = self.jobs.get(job_id)
+        if job is None or job.user != user:
+            raise NotFound(f"no job {job_id!r}")
+        return job
+
+    def start(self, job: Job, settings: Settings) -> None:
+        self.jobs[job.id] = job
+        task = asyncio.get_running_loop().create_task(asyncio.to_thread(self._run, job, settings))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _run(self, job: Job, settings: Settings) -> None:
+        results: list[LoadResult] = []
+        failed: list[str] = []
+        outcomes: list[Any] = []
+        try:
+            with self.state.pool.use(settings, create=True, write=True) as rt:
+                job.status = "running"
+                job.touch()
+                chosen = rt.extractors(job.extractors)
+                loader = rt.loader()
+                for path in job.files:
+                    if self.stopping.is_set():
+                        failed.append(f"{path.name}: not loaded, the server is shutting down")
+                        continue
+                    try:
+                        results.append(loader.load_file(path, metadata={"source": path.name}))
+                    except ProvgraphError as exc:
+                        failed.append(one_line(exc).replace(str(job.folder) + "/", ""))
+                    job.files_done += 1
+                    job.touch()
+                chunks = [c for r in results for c in r.chunks]
+                job.chunks = len(chunks) * len(chosen)
+                if chunks:
+                    pipe = rt.extraction(chosen)
+
+                    def advance(_: object) -> None:
+                        job.chunks_done += 1
+                        job.touch()
+
+                    async def extract() -> list[Any]:
+                        try:
+                            return await pipe.run(chunks, only_missing=True, progress=advance)
+                        finally:
+                            if rt.llm is not None:
+                                await rt.llm.aclose()
+
+                    outcomes = asyncio.run(extract())
+            job.result = load_summary(results, outcomes, failed)
+            job.errors = failed + [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
+            job.status = "done"
+        except ProvgraphError as exc:
+            job.errors.append(one_line(exc))
+            job.status = "failed"
+        finally:
+            shutil.rmtree(job.folder, ignore_errors=True)
+            job.touch()
+
+    async def shutdown(self) -> None:
+        """Start no new file; wait for running jobs to end their current work."""
+        self.stopping.set()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=60)
+
+
+def _safe_name(name: str | None, index: int) -> str:
+    base = Path(name or "").name.strip()
+    return base if base and base not in (".", "..") else f"upload-{index}"
+
+
+@router.post("/collections/{collection}/documents", status_code=202, response_model=JobOut)
+async def upload(request: Request, collection: str, files: list[UploadFile] = File(...),
+                 extractors: str | None = Form(None)) -> dict[str, Any]:
+    """Upload documents and load them in the background; the job's ID comes back at once."""
+    state = state_of(request)
+    check_name("collection", collection)
+    settings = request_settings(request, collection)
+    if not files:
+        raise InputError("no files: send one or more as multipart field 'files'")
+    job_id = uuid.uuid4().hex
+    folder = state.settings.home / "uploads" / job_id
+    paths: list[Path] = []
+    taken: set[str] = set()
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, upload_file in enumerate(files):
+        name = _safe_name(upload_file.filename, i)
+        if name in taken:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise InputError(f"two uploaded files are named {name}: document IDs come from file names")
+        taken.add(name)
+        path = folder / name
+        with path.open("wb") as out:
+            shutil.copyfileobj(upload_file.file, out)
+        paths.append(path)
+    job = Job(job_id, user_of(request), collection, paths, folder, extractors=extractors)
+    state.jobs.start(job, settings)
+    return job.view()
+
+
+async def _job_stream(job: Job) -> AsyncIterator[bytes]:
+    last: dict[str, Any] | None = None
+    while True:
+        view = job.view()
+        if view != last:
+            yield b"data: " + json.dumps(view, ensure_ascii=False).encode() + b"\n\n"
+            last = view
+        if view["status"] in ("done", "failed"):
+            return
+        job.changed.clear()
+        await asyncio.to_thread(job.changed.wait, 0.5)
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut,
+            responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+async def job(request: Request, job_id: str) -> Any:
+    """A load job's progress; with ``Accept: text/event-stream`` one ``data:`` per change until it ends."""
+    found = state_of(request).jobs.get(user_of(request), job_id)
+    if "text/event-stream" in request.headers.get("accept", ""):
+        return StreamingResponse(_job_stream(found), media_type="text/event-stream")
+    return found.view()
+
+
+def install(app: FastAPI, state: ServerState, prefix: str) -> None:
+    """Add the job routes and the job runner."""
+    state.jobs = Jobs(state)
+    app.include_router(router, prefix=prefix)
+
+
+__all__ += ["NAME", "ApiError"]

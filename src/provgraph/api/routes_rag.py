@@ -1,0 +1,144 @@
+"""``graph-rag``, ``document-rag`` and ``agent``: one JSON answer, or an SSE stream of the same messages.
+
+With ``Accept: text/event-stream`` every message goes out as ``data: {json}`` the moment its step is
+written, in the order ``--format json`` prints them; otherwise the response collects them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from provgraph.api.errors import error_body, one_line, status_for
+from provgraph.api.routes_data import ERRORS
+from provgraph.api.schemas import AgentRequest, DocumentRagRequest, GraphRagRequest, RagResponse
+from provgraph.api.state import request_settings, state_of
+from provgraph.config import Settings
+from provgraph.errors import ProvgraphError
+from provgraph.events import Event, to_json
+from provgraph.explain.neutralise import escape_json
+from provgraph.retrieval.graph_rag import GraphRagParams
+from provgraph.runtime import Runtime
+
+__all__ = ["router", "query_messages", "RAG_SERVICES"]
+
+router = APIRouter(responses=ERRORS, tags=["query"])
+_STREAM: dict[int | str, dict[str, Any]] = {200: {"model": RagResponse, "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                 "description": "one JSON object, or with Accept: text/event-stream one `data:` line per message"}}
+
+Starter = Callable[[Runtime], AsyncIterator[Event]]
+
+
+def _graph_rag(body: GraphRagRequest) -> tuple[dict[str, Any], Starter]:
+    limits = body.model_dump(include={"entity_limit", "triple_limit", "max_subgraph_size", "max_path_length",
+                                      "edge_score_limit", "edge_limit"})
+
+    def start(rt: Runtime) -> AsyncIterator[Event]:
+        return rt.graph_rag(GraphRagParams.from_settings(rt.settings, grounding=body.grounding)).ask(body.question)
+
+    return {**limits, "llm": body.llm}, start
+
+
+def _document_rag(body: DocumentRagRequest) -> tuple[dict[str, Any], Starter]:
+    return {"doc_limit": body.doc_limit, "llm": body.llm}, lambda rt: rt.document_rag().ask(body.question)
+
+
+def _agent(body: AgentRequest) -> tuple[dict[str, Any], Starter]:
+    return {"max_iterations": body.max_iterations}, lambda rt: rt.ask_agent(body.question)
+
+
+RAG_SERVICES: dict[str, tuple[type[Any], Callable[[Any], tuple[dict[str, Any], Starter]]]] = {
+    "graph-rag": (GraphRagRequest, _graph_rag),
+    "document-rag": (DocumentRagRequest, _document_rag),
+    "agent": (AgentRequest, _agent),
+}
+
+
+def _error(type_: str, message: str) -> dict[str, Any]:
+    return {"message_type": "error", "error": {"type": type_, "message": message}, "session_id": "",
+            "end_of_session": True}
+
+
+async def query_messages(request_state: Any, settings: Settings, start: Starter) -> AsyncIterator[dict[str, Any]]:
+    """The JSON messages of one query, as they happen; a failure before the first step is one error message.
+
+    Runs on the collection the pool holds open; gives up with an error message at the server's timeout.
+    """
+    deadline = time.monotonic() + request_state.limits.timeout_s
+    try:
+        with request_state.pool.use(settings) as rt:
+            try:
+                events = start(rt)
+                while True:
+                    left = deadline - time.monotonic()
+                    try:
+                        if left <= 0:  # steps that never wait are checked between steps
+                            raise asyncio.TimeoutError
+                        ev = await asyncio.wait_for(anext(events), timeout=left)
+                    except StopAsyncIteration:
+                        break
+                    except asyncio.TimeoutError:
+                        await events.aclose()  # type: ignore[attr-defined]
+                        yield _error("Timeout", f"the query took longer than the server's limit of "
+                                                f"{request_state.limits.timeout_s:g} s")
+                        break
+                    yield to_json(ev)
+            finally:
+                if "llm" in rt.__dict__ and rt.llm is not None:
+                    await rt.llm.aclose()
+    except ProvgraphError as exc:
+        yield _error(type(exc).__name__, one_line(exc))
+
+
+def _sse(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+    async def frames() -> AsyncIterator[bytes]:
+        async for message in messages:
+            yield b"data: " + escape_json(json.dumps(message, ensure_ascii=False)).encode("utf-8") + b"\n\n"
+
+    return frames()
+
+
+async def _answer(request: Request, service: str, body: Any) -> Any:
+    overrides, start = RAG_SERVICES[service][1](body)
+    settings = request_settings(request, body.collection, **overrides)
+    state = state_of(request)
+    messages = query_messages(state, settings, start)
+    if "text/event-stream" in request.headers.get("accept", ""):
+        return StreamingResponse(_sse(messages), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    events = [m async for m in messages]
+    last = events[-1] if events else _error("ProvgraphError", "the query ended without a final message")
+    steps = [m for m in events if m["message_type"] == "explain"]
+    if last["message_type"] == "error":
+        detail = last["error"]
+        from provgraph import errors
+
+        cls = getattr(errors, detail["type"], None)
+        status = 408 if detail["type"] == "Timeout" else (
+            status_for(cls(detail["message"])) if isinstance(cls, type) and issubclass(cls, ProvgraphError) else 500)
+        return JSONResponse({**error_body(detail["type"], detail["message"]), "steps": steps}, status_code=status)
+    return JSONResponse({"final": last, "steps": steps})  # already the wire form: no second validation
+
+
+@router.post("/graph-rag", responses=_STREAM, response_model=RagResponse)
+async def graph_rag(request: Request, body: GraphRagRequest) -> Any:
+    """Answer from the knowledge graph (``graph-rag --format json``)."""
+    return await _answer(request, "graph-rag", body)
+
+
+@router.post("/document-rag", responses=_STREAM, response_model=RagResponse)
+async def document_rag(request: Request, body: DocumentRagRequest) -> Any:
+    """Answer from the most similar chunks (``document-rag --format json``)."""
+    return await _answer(request, "document-rag", body)
+
+
+@router.post("/agent", responses=_STREAM, response_model=RagResponse)
+async def agent(request: Request, body: AgentRequest) -> Any:
+    """The ReAct agent (``agent --format json``); needs an LLM."""
+    return await _answer(request, "agent", body)

@@ -1,0 +1,118 @@
+"""``/api/v1/socket``: one WebSocket, many requests at once, told apart by ``id``.
+
+    → {"id": "1", "service": "graph-rag", "request": {"collection": "demo", "question": "…"}}
+    ← {"id": "1", "response": {"message_type": "explain", …}, "complete": false}
+    ← {"id": "1", "response": {"message_type": "final", …}, "complete": true}
+
+Query services stream their messages; read services answer once. A bad request gets one error
+message (``{"message_type": "error", "error": {…}}``) with ``complete: true``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi.concurrency import run_in_threadpool
+from pydantic import ValidationError
+
+from provgraph.api.errors import one_line
+from provgraph.api.routes_rag import RAG_SERVICES, query_messages
+from provgraph.api.state import ServerState
+from provgraph.errors import InputError, ProvgraphError
+from provgraph.explain.documents import document_detail, document_rows
+from provgraph.explain.render_json import summary_json, trace_json
+from provgraph.explain.traces import list_traces, load_trace
+from provgraph.rdf.ids import document_iri
+from provgraph.runtime import Runtime
+from provgraph.store.collections import list_collections
+
+__all__ = ["install", "READ_SERVICES"]
+
+READ_SERVICES: dict[str, Callable[[Runtime, dict[str, Any]], Any]] = {
+    "documents": lambda rt, r: document_rows(rt.librarian),
+    "document": lambda rt, r: document_detail(rt.librarian, document_iri(str(r.get("document", ""))), str(rt.ref)),
+    "traces": lambda rt, r: [summary_json(s) for s in list_traces(rt.store, include_sub_traces=bool(r.get("all")))],
+    "trace": lambda rt, r: trace_json(load_trace(rt.store, str(r.get("id", "")), librarian=rt.librarian,
+                                                 provenance=bool(r.get("provenance")))),
+}
+
+
+def _error(exc: BaseException, type_: str | None = None) -> dict[str, Any]:
+    return {"message_type": "error", "error": {"type": type_ or type(exc).__name__, "message": one_line(exc)},
+            "end_of_session": True}
+
+
+class _Session:
+    def __init__(self, socket: WebSocket, state: ServerState, user: str) -> None:
+        self.socket = socket
+        self.state = state
+        self.user = user
+        self.send_lock = asyncio.Lock()
+
+    async def send(self, request_id: Any, response: Any, complete: bool) -> None:
+        async with self.send_lock:
+            await self.socket.send_json({"id": request_id, "response": response, "complete": complete})
+
+    def settings(self, request: dict[str, Any], **overrides: Any) -> Any:
+        collection = request.get("collection")
+        if collection is not None and not isinstance(collection, str):
+            raise InputError("collection must be a string")
+        return self.state.settings_for(self.user, collection, **overrides)
+
+    async def handle(self, message: Any) -> None:
+        request_id = message.get("id") if isinstance(message, dict) else None
+        try:
+            if not isinstance(message, dict) or not isinstance(message.get("request", {}), dict):
+                raise InputError('send {"id", "service", "request": {...}}')
+            service, request = message.get("service"), message.get("request", {})
+            if service in RAG_SERVICES:
+                model, plan = RAG_SERVICES[service]
+                overrides, start = plan(model.model_validate(request))
+                previous: dict[str, Any] | None = None
+                async for m in query_messages(self.state, self.settings(request, **overrides), start):
+                    if previous is not None:
+                        await self.send(request_id, previous, False)
+                    previous = m
+                await self.send(request_id, previous, True)
+            elif service == "collections":
+                await self.send(request_id, [{"user": c.user, "collection": c.collection}
+                                             for c in list_collections(self.state.settings.home, self.user)], True)
+            elif service in READ_SERVICES:
+                def read() -> Any:
+                    with self.state.pool.use(self.settings(request)) as rt:
+                        return READ_SERVICES[service](rt, request)
+
+                await self.send(request_id, await run_in_threadpool(read), True)
+            else:
+                known = ", ".join([*RAG_SERVICES, "collections", *READ_SERVICES])
+                raise InputError(f"unknown service {service!r}: use one of {known}")
+        except ValidationError as exc:
+            await self.send(request_id, _error(InputError(f"invalid request: {exc.errors()[0]['msg']}")), True)
+        except ProvgraphError as exc:
+            await self.send(request_id, _error(exc), True)
+
+
+def install(app: FastAPI, state: ServerState, prefix: str) -> None:
+    """Add the WebSocket route."""
+
+    @app.websocket(f"{prefix}/socket")
+    async def socket(ws: WebSocket) -> None:
+        await ws.accept()
+        session = _Session(ws, state, ws.scope["provgraph.user"])
+        tasks: set[asyncio.Task[None]] = set()
+        try:
+            while True:
+                try:
+                    message = await ws.receive_json()
+                except ValueError:
+                    await session.send(None, _error(InputError("not JSON")), True)
+                    continue
+                task = asyncio.create_task(session.handle(message))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+        except WebSocketDisconnect:
+            for task in tasks:
+                task.cancel()

@@ -1,0 +1,89 @@
+// The viewer's entry point: the top bar, the collection chooser, and which page a path shows.
+
+import { ApiError, api, session } from "./api.js";
+import { h, link, notice, setContent } from "./dom.js";
+import { askPage } from "./pages/ask.js";
+import { documentPage, documentsPage } from "./pages/documents.js";
+import { loginPage } from "./pages/login.js";
+import { tracePage } from "./pages/trace.js";
+import { tracesPage } from "./pages/traces.js";
+
+const ROUTES = [
+  [/^\/(?:ask)?$/, "Ask", askPage],
+  [/^\/traces$/, "Traces", tracesPage],
+  [/^\/traces\/(.+)$/, "Trace", tracePage],
+  [/^\/documents$/, "Documents", documentsPage],
+  [/^\/documents\/(.+)$/, "Document", documentPage],
+];
+
+function topBar(collections, current, title) {
+  const chooser = h("select", { id: "collection", "aria-label": "Collection" },
+    collections.map((c) => h("option", { value: c, selected: c === current }, c)));
+  chooser.addEventListener("change", () => {
+    session.setCollection(chooser.value);
+    const params = new URLSearchParams(location.search);
+    params.set("collection", chooser.value);
+    location.search = params.toString();
+  });
+  const nav = [["/", "Ask"], ["/traces", "Traces"], ["/documents", "Documents"]].map(([path, text]) =>
+    link(path, text, { collection: current }, { class: text === title || (title === "Trace" && text === "Traces")
+      || (title === "Document" && text === "Documents") ? "current" : null, "aria-current": text === title ? "page" : null }));
+  return [
+    h("a", { href: "#main", class: "skip" }, "Skip to content"),
+    h("a", { href: "/", class: "brand" }, "provgraph"),
+    h("nav", { "aria-label": "Pages" }, nav),
+    h("label", { class: "chooser" }, "Collection ", chooser),
+    h("button", { type: "button", id: "logout", onclick: () => { session.clear(); location.assign("/login"); } }, "Log out"),
+  ];
+}
+
+function collectionNames(body) {
+  const list = Array.isArray(body) ? body : body.collections || [];
+  return list.map((c) => (typeof c === "string" ? c : c.name || c.collection));
+}
+
+async function start() {
+  const bar = document.getElementById("topbar");
+  const main = document.getElementById("main");
+  const path = decodeURI(location.pathname).replace(/\/+$/, "") || "/";
+  if (path === "/login") {
+    document.title = "Log in · provgraph";
+    loginPage(main);
+    return;
+  }
+  const route = ROUTES.find(([re]) => re.test(path));
+  if (!route) {
+    setContent(main, h("h1", {}, "Not found"), h("p", {}, "No page here. ", link("/", "Ask a question")));
+    return;
+  }
+  let names;
+  try {
+    names = collectionNames(await api.collections());
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      session.clear();
+      location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
+      return;
+    }
+    setContent(main, notice(`The server did not answer: ${err.message}`, "error"));
+    return;
+  }
+  let current = session.collection();
+  if (!names.includes(current)) current = names[0] || "";
+  if (current) session.setCollection(current);
+  const [re, title, page] = route;
+  document.title = `${title} · provgraph`;
+  setContent(bar, topBar(names, current, title));
+  if (!current) {
+    setContent(main, h("h1", {}, "No collection yet"),
+      h("p", {}, "Load documents first, e.g. ", h("code", {}, "provgraph load examples/corpus -C demo"),
+        ", or upload them through the API."));
+    return;
+  }
+  const arg = path.match(re)[1];
+  await page(main, { collection: current, arg: arg === undefined ? undefined : decodeURIComponent(arg) });
+}
+
+start().catch((err) => {
+  setContent(document.getElementById("main"), notice(`Something went wrong: ${err.message}`, "error"));
+});

@@ -1,0 +1,213 @@
+// Ask: a question goes to GraphRAG, Document RAG or the agent, and each step shows as it arrives.
+
+import { api } from "../api.js";
+import { h, notice, setContent } from "../dom.js";
+import { focusEdges, values } from "../ntriples.js";
+import { showEdge, showSource, sourcePanel } from "../source.js";
+import {
+  answerText, card, chunksCard, conclusionCard, explorationCard, focusCard, groundingCard, questionCard, sourceList,
+  synthesisCard, traceLink,
+} from "../steps.js";
+
+const MODES = [
+  ["graph-rag", "GraphRAG", "answer from the knowledge graph's edges"],
+  ["document-rag", "Document RAG", "answer from the most similar chunks"],
+  ["agent", "Agent", "a ReAct agent using both (needs an LLM)"],
+];
+
+export function askPage(main, { collection }) {
+  const question = h("input", { id: "question", name: "question", type: "text", required: true, autocomplete: "off",
+    placeholder: "What did Marie Curie discover?" });
+  const modes = h("fieldset", { class: "modes" }, h("legend", {}, "Answer with"),
+    MODES.map(([value, label, help], i) => h("label", { class: "mode" },
+      h("input", { type: "radio", name: "mode", value, checked: i === 0 }), ` ${label} `, h("span", { class: "muted" }, help))));
+  const ask = h("button", { type: "submit", id: "ask" }, "Ask");
+  const stop = h("button", { type: "button", id: "stop", disabled: true }, "Stop");
+  const form = h("form", { class: "ask", "aria-label": "Ask a question" },
+    h("label", { for: "question" }, "Question"), h("div", { class: "ask-row" }, question, ask, stop), modes);
+  const steps = h("ol", { id: "steps", class: "steps", "aria-live": "polite", "aria-label": "Steps" });
+  const status = h("div", { id: "run-status", class: "status-line", role: "status" });
+  const panel = sourcePanel();
+  setContent(main,
+    h("div", { class: "with-panel" },
+      h("section", { class: "primary" }, h("h1", {}, `Ask ${collection ? `· ${collection}` : ""}`), form, status, steps),
+      panel));
+
+  let controller = null;
+  stop.addEventListener("click", () => controller?.abort());
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const mode = form.querySelector("input[name=mode]:checked").value;
+    controller = new AbortController();
+    ask.disabled = true;
+    stop.disabled = false;
+    steps.replaceChildren();
+    steps.dataset.state = "running";
+    setContent(status, notice("Working…"));
+    const view = new LiveTrace(steps, panel, collection);
+    try {
+      for await (const message of api.ask(mode, collection, question.value, controller.signal)) view.add(message);
+      setContent(status, view.failed ? notice(view.failed, "error") : notice("Done."));
+    } catch (err) {
+      setContent(status, notice(err.name === "AbortError" ? "Stopped." : `The request failed: ${err.message}`, "error"));
+    } finally {
+      steps.dataset.state = "done";
+      ask.disabled = false;
+      stop.disabled = true;
+      controller = null;
+    }
+  });
+  question.focus();
+}
+
+/** Renders stream messages into a step list; agent sub-traces nest under their iteration. */
+class LiveTrace {
+  constructor(list, panel, collection) {
+    this.root = list;
+    this.panel = panel;
+    this.collection = collection;
+    this.rootId = null;
+    this.target = list; // where the next step goes
+    this.iterations = new Map();
+    this.answer = null; // the streaming answer paragraph of the innermost trace
+    this.failed = "";
+  }
+
+  add(m) {
+    const handler = {
+      explain: () => this.explain(m),
+      chunk: () => this.piece(m.response || ""),
+      thought: () => this.iteration(m.step).body.append(h("p", {}, h("strong", {}, "Thought: "), m.response)),
+      action: () => {
+        const it = this.iteration(m.step);
+        it.body.append(h("p", {}, h("strong", {}, "Action: "), h("code", {}, m.name), " ", h("code", {}, JSON.stringify(m.arguments))));
+        it.body.append(it.nested);
+        this.target = it.nested;
+        this.answer = null;
+      },
+      observation: () => {
+        const it = this.iteration(m.step);
+        it.body.append(h("p", { class: m.error ? "observation error" : "observation" }, h("strong", {}, "Observation: "), m.response));
+        this.target = this.root;
+        this.answer = null;
+      },
+      final: () => this.final(m),
+      error: () => { this.failed = `${m.error.type}: ${m.error.message}`; },
+    }[m.message_type];
+    if (handler) handler();
+  }
+
+  explain(m) {
+    const t = m.explain_triples;
+    const q = values(t, "query")[0];
+    if (m.step === "question") {
+      if (this.rootId === null) this.rootId = m.explain_id;
+      else if (this.target === this.root) this.target = this.nestedList(); // a sub-trace without an action
+      this.target.append(questionCard(q ?? "", kindOf(t), ""));
+    } else if (m.step === "grounding") this.target.append(groundingCard(values(t, "concept")));
+    else if (m.step === "exploration") {
+      const chunks = values(t, "chunkCount")[0];
+      this.target.append(chunks !== undefined
+        ? card("exploration", `Retrieved ${chunks} chunks`)
+        : explorationCard(values(t, "edgeCount")[0], values(t, "entity")));
+    } else if (m.step === "focus") this.target.append(focusCard(focusEdges(t)));
+    else if (m.step === "synthesis") {
+      const answer = this.answerCard();
+      if (!answer.textContent) answer.append(values(t, "content")[0] ?? ""); // a tool's answer is not streamed
+      if (answer.closest("ol") !== this.root) answer.classList.remove("streaming");
+    } else if (m.step === "conclusion") {
+      this.target = this.root;
+      this.answer = null;
+    }
+  }
+
+  nestedList() {
+    const list = h("ol", { class: "steps subtrace" });
+    this.root.append(h("li", { class: "step step-subtrace" }, list));
+    return list;
+  }
+
+  iteration(n) {
+    if (!this.iterations.has(n)) {
+      const item = card("analysis", `Iteration ${n}`);
+      this.root.append(item);
+      this.iterations.set(n, { body: item.querySelector(".step-body"), nested: h("ol", { class: "steps subtrace" }) });
+    }
+    return this.iterations.get(n);
+  }
+
+  answerCard() {
+    if (!this.answer) {
+      this.answer = h("p", { class: "answer-text streaming" });
+      this.target.append(synthesisCard(this.answer));
+    }
+    return this.answer;
+  }
+
+  piece(text) {
+    this.answerCard().append(text);
+  }
+
+  final(m) {
+    const sources = uniqueSources(m.sources || []);
+    const byMarker = new Map();
+    for (const s of sources) if (s.marker && !byMarker.has(s.marker)) byMarker.set(s.marker, s);
+    const open = (s) => showSource(this.panel, this.collection,
+      { source: s, evidence: s.evidence || null, heading: s.marker ? `Source ${s.marker}` : "Source" });
+    const text = answerText(m.answer || "", (marker) => (byMarker.has(marker) ? () => open(byMarker.get(marker)) : null));
+    const extra = [
+      sources.length ? h("h4", {}, "Sources") : null,
+      sources.length ? sourceList(sources, open) : null,
+      m.session_id ? h("p", { class: "muted" }, "Stored as ", traceLink(m.session_id, this.collection)) : null,
+    ].filter(Boolean);
+    const item = m.end_of_dialog ? conclusionCard(text, null) : synthesisCard(text, extra);
+    if (m.end_of_dialog) item.querySelector(".step-body").append(...extra);
+    item.id = "final";
+    const streaming = [...this.root.children].find((li) => li.querySelector(":scope .answer-text.streaming"));
+    if (streaming) streaming.replaceWith(item);
+    else this.root.append(item);
+    for (const p of this.root.querySelectorAll(".answer-text.streaming")) p.classList.remove("streaming");
+    if (m.session_id && !m.end_of_dialog) this.upgrade(m.session_id);
+  }
+
+  /** Once stored, the trace is read back with labels and sources: the focus edges (GraphRAG) and the
+   * retrieved chunks (Document RAG) then open their text. */
+  async upgrade(sid) {
+    const card = (step) => [...this.root.children].find((li) => li.dataset.step === step);
+    try {
+      const trace = await api.trace(this.collection, sid);
+      const open = (s) => showSource(this.panel, this.collection, { source: s, evidence: s.evidence || null });
+      if (trace.type === "GraphRAG" && trace.focus && card("focus")) {
+        card("focus").replaceWith(focusCard(trace.focus.edges, { onPick: (e) => showEdge(this.panel, this.collection, e) }));
+      } else if (trace.type === "DocRAG" && trace.exploration && card("exploration")) {
+        card("exploration").replaceWith(chunksCard(`Retrieved ${trace.exploration.chunk_count ?? "?"} chunks`,
+          trace.exploration.chunks, open));
+      }
+    } catch {
+      // the live cards stay as they were
+    }
+  }
+}
+
+/** One entry per (marker, chunk), in marker order. */
+function uniqueSources(sources) {
+  const seen = new Set();
+  const out = [];
+  for (const s of sources) {
+    const key = `${s.marker} ${s.chunk}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(s);
+    }
+  }
+  const num = (s) => Number((s.marker || "").replace(/\D/g, "")) || Infinity;
+  return out.sort((a, b) => num(a) - num(b));
+}
+
+function kindOf(triples) {
+  const types = triples.map((t) => t.o);
+  if (types.some((o) => o.includes("GraphRagQuestion"))) return "GraphRAG";
+  if (types.some((o) => o.includes("DocRagQuestion"))) return "Document RAG";
+  if (types.some((o) => o.includes("AgentQuestion"))) return "Agent";
+  return "";
+}

@@ -1,0 +1,118 @@
+// Cards for the steps of a trace, shared by the live Ask page and the stored trace page.
+
+import { h, link, score, sourceLabel } from "./dom.js";
+
+/** One step card: a list item with a step badge, a title and a body. */
+export function card(step, title, ...body) {
+  return h("li", { class: `step step-${step}`, dataset: { step } },
+    h("div", { class: "step-head" }, h("span", { class: "badge" }, step), h("h3", {}, title)),
+    h("div", { class: "step-body" }, ...body));
+}
+
+export function questionCard(query, kind, started) {
+  return card("question", query, h("p", { class: "muted" }, [kind, started].filter(Boolean).join(" · ")));
+}
+
+export function groundingCard(concepts) {
+  return card("grounding", "Concepts in the question", h("p", {}, concepts.length ? concepts.join(", ") : "none"));
+}
+
+const SHOWN_SEEDS = 12;
+
+export function explorationCard(edgeCount, entities) {
+  const more = entities.slice(SHOWN_SEEDS);
+  return card("exploration", `Explored ${edgeCount ?? "?"} edges`,
+    h("p", {}, `From ${entities.length} seed entit${entities.length === 1 ? "y" : "ies"}: `,
+      entities.length ? entities.slice(0, SHOWN_SEEDS).join(", ") : "none"),
+    more.length ? h("details", { class: "more" }, h("summary", {}, `${more.length} more`), h("p", {}, more.join(", "))) : null);
+}
+
+/**
+ * The focus: each selected edge with its reasoning and score. `onPick(edge, button)` opens its
+ * sources; `retracted` holds the N-Triples keys ("s p o") of edges whose source was retracted.
+ */
+export function focusCard(edges, { onPick = null, retracted = new Set() } = {}) {
+  const rows = edges.map((e, i) => {
+    const gone = Boolean(e.retracted) || retracted.has(edgeKey(e));
+    return h("tr", { class: gone ? "retracted" : null, dataset: { edge: String(e.index ?? i) } },
+      h("td", { class: "num" }, String((e.index ?? i) + 1)),
+      h("td", { class: "edge" },
+        onPick
+          ? h("button", { type: "button", class: "edge-button", onclick: (ev) => onPick(e, ev.currentTarget) },
+            `(${e.labels.s}, ${e.labels.p}, ${e.labels.o})`)
+          : `(${e.labels.s}, ${e.labels.p}, ${e.labels.o})`,
+        gone ? h("span", { class: "tag warn" }, "retracted") : null),
+      h("td", { class: "reason" }, e.reasoning || ""),
+      h("td", { class: "num" }, score(e.score)));
+  });
+  return card("focus", `Selected ${edges.length} edge${edges.length === 1 ? "" : "s"}`,
+    h("table", { class: "edges" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Edge"),
+        h("th", { scope: "col" }, "Reasoning"), h("th", { scope: "col" }, "Score"))),
+      h("tbody", {}, rows)));
+}
+
+/** The key of an edge for matching against retraction records. */
+export function edgeKey(e) {
+  return `${e.s} ${e.p} ${e.o}`;
+}
+
+/**
+ * Answer text with each citation marker "[n]" as a link; `cite(marker)` returns a click handler
+ * or null when the marker resolves to nothing.
+ */
+export function answerText(text, cite) {
+  const out = [];
+  let last = 0;
+  for (const m of text.matchAll(/\[(\d+)\]/g)) {
+    out.push(text.slice(last, m.index));
+    const handler = cite(m[0]);
+    out.push(handler
+      ? h("a", { href: `#cite-${m[1]}`, class: "cite", onclick: (ev) => { ev.preventDefault(); handler(ev.currentTarget); } }, m[0])
+      : h("span", { class: "cite unresolved" }, m[0]));
+    last = m.index + m[0].length;
+  }
+  out.push(text.slice(last));
+  return h("p", { class: "answer-text" }, out);
+}
+
+export function synthesisCard(answerEl, extra = null) {
+  return card("synthesis", "Answer", answerEl, extra);
+}
+
+/** A list of sources (chunk → page → document), each a button that opens it. */
+export function sourceList(sources, onPick) {
+  return h("ul", { class: "sources" }, sources.map((s) =>
+    h("li", {}, s.marker ? h("span", { class: "marker" }, s.marker, " ") : null,
+      h("button", { type: "button", class: "link-button", onclick: (ev) => onPick(s, ev.currentTarget) }, sourceLabel(s)),
+      s.excerpt ? h("span", { class: "excerpt" }, ` ${s.excerpt}`) : null)));
+}
+
+export function chunksCard(title, chunks, onPick) {
+  const found = chunks.filter((c) => c.source);
+  const lost = chunks.length - found.length;
+  const ranked = (c) => [c.rank ? `#${c.rank}` : null, typeof c.score === "number" ? `score ${score(c.score)}` : null,
+    c.retriever, c.retracted ? "retracted" : null].filter(Boolean).join(" · ");
+  return card("exploration", title,
+    sourceList(found.map((c) => ({ ...c.source, marker: ranked(c) || null, excerpt: c.excerpt })), onPick),
+    lost ? h("p", { class: "notice warn" }, `${lost} chunk${lost === 1 ? "" : "s"} no longer in the store`) : null);
+}
+
+export function analysisCard(a, nested = null) {
+  return card("analysis", `Iteration ${a.step}`,
+    a.thought ? h("p", {}, h("strong", {}, "Thought: "), a.thought) : null,
+    a.action ? h("p", {}, h("strong", {}, "Action: "), h("code", {}, a.action), " ", h("code", {}, a.arguments || "")) : null,
+    nested,
+    a.observation !== null && a.observation !== undefined
+      ? h("p", { class: a.error ? "observation error" : "observation" }, h("strong", {}, "Observation: "), a.observation)
+      : null);
+}
+
+export function conclusionCard(answerEl, reason) {
+  return card("conclusion", "Conclusion", answerEl, reason ? h("p", { class: "muted" }, `Ended by ${reason}`) : null);
+}
+
+/** A link to a stored trace page. */
+export function traceLink(sid, collection, text = sid) {
+  return link(`/traces/${encodeURIComponent(sid)}`, text, { collection });
+}

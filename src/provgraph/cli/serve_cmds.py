@@ -1,0 +1,103 @@
+"""``provgraph serve`` (the HTTP API) and ``provgraph tokens create|list|revoke``."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+
+import typer
+from rich.table import Table
+
+from provgraph.cli.common import settings_from, stdout
+from provgraph.errors import ConfigError, InputError
+
+__all__ = ["register", "is_loopback"]
+
+tokens_app = typer.Typer(help="API tokens for provgraph serve: each acts as one user.", no_args_is_help=True)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names only this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    ctx: typer.Context,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (non-loopback needs tokens)."),
+    port: int = typer.Option(8400, "--port", min=0, max=65535, help="Port to listen on."),
+    user: str = typer.Option("default", "-U", "--user", help="The user requests act as while no token exists."),
+    max_body_mb: float = typer.Option(64.0, "--max-body-mb", min=0.001, help="Largest request or upload (MiB)."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Requests in flight per token."),
+    timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Longest query, in seconds."),
+) -> None:
+    """Serve the HTTP API (/api/v1, OpenAPI at /api/v1/openapi.json); this process owns the stores.
+
+    Example: provgraph tokens create -U alice && provgraph serve --port 8400
+    """
+    import uvicorn
+
+    from provgraph.api.app import create_app
+    from provgraph.api.state import Limits
+    from provgraph.api.tokens import TokenStore
+    from provgraph.layout import check_name
+
+    settings = settings_from(ctx)
+    check_name("user", user)
+    if not is_loopback(host) and not TokenStore(settings.home).enabled():
+        raise ConfigError(f"refusing to serve on {host} without tokens: create one with "
+                          "provgraph tokens create -U USER (or bind to 127.0.0.1)")
+    app = create_app(settings, limits=Limits(max_body_mb=max_body_mb, concurrency_per_token=concurrency,
+                                             timeout_s=timeout), anonymous_user=user,
+                     on_stop=lambda line: typer.echo(line, err=True))
+    typer.echo(f"provgraph serving {settings.home} on http://{host}:{port}/api/v1", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
+
+
+@tokens_app.command("create")
+def tokens_create(
+    ctx: typer.Context,
+    user: str = typer.Option(..., "-U", "--user", help="The user the token acts as."),
+) -> None:
+    """Create a token and print it once (only its hash is kept). Example: provgraph tokens create -U alice"""
+    from provgraph.api.tokens import TokenStore
+
+    info, text = TokenStore(settings_from(ctx).home).create(user)
+    typer.echo(f"created token {info.id} for user {info.user} (shown once, keep it):", err=True)
+    typer.echo(text)
+
+
+@tokens_app.command("list")
+def tokens_list(ctx: typer.Context, fmt: str = typer.Option("table", "--format", "-f", help="table or json.")) -> None:
+    """List tokens (ID, user, created); the tokens themselves are not stored. Example: provgraph tokens list"""
+    from provgraph.api.tokens import TokenStore
+
+    found = TokenStore(settings_from(ctx).home).list()
+    if fmt == "json":
+        typer.echo(json.dumps([{"id": t.id, "user": t.user, "created": t.created} for t in found]))
+        return
+    if fmt != "table":
+        raise InputError(f"unknown format {fmt!r}: use table or json")
+    table = Table("Token ID", "User", "Created (UTC)")
+    for t in found:
+        table.add_row(t.id, t.user, t.created)
+    stdout.print(table)
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(ctx: typer.Context, token_id: str = typer.Argument(..., metavar="ID", help="From tokens list.")) -> None:
+    """Revoke a token at once. Example: provgraph tokens revoke 3f2a9c1d0b7e"""
+    from provgraph.api.tokens import TokenStore
+
+    info = TokenStore(settings_from(ctx).home).revoke(token_id)
+    typer.echo(f"revoked token {info.id} of user {info.user}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` and ``tokens``."""
+    app.command("serve")(serve)
+    app.add_typer(tokens_app, name="tokens")

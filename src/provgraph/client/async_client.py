@@ -1,0 +1,170 @@
+"""``AsyncClient``: every API call once, over httpx; the sync ``Client`` drives it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from provgraph import errors
+from provgraph.client.wire import event_from_json
+from provgraph.errors import InputError, ProvgraphError, StoreUnavailable
+from provgraph.events import Event
+from provgraph.ingest.paths import expand_paths
+from provgraph.session import Answer, collect_answer
+
+__all__ = ["AsyncClient"]
+
+
+def _error(response: httpx.Response) -> ProvgraphError:
+    """The provgraph error a refusal names (its class when provgraph has it)."""
+    try:
+        detail = response.json()["error"]
+        cls = getattr(errors, detail["type"], None)
+        kind = cls if isinstance(cls, type) and issubclass(cls, ProvgraphError) else ProvgraphError
+        return kind(str(detail["message"]))
+    except (ValueError, KeyError, TypeError):
+        return ProvgraphError(f"HTTP {response.status_code} from {response.request.url}")
+
+
+class AsyncClient:
+    """A provgraph server's collection, as :class:`provgraph.Provgraph` offers a local one."""
+
+    def __init__(self, url: str, token: str | None = None, *, collection: str = "default",
+                 timeout: float = 300.0) -> None:
+        self.url = url.rstrip("/")
+        self.collection = collection
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.AsyncClient(base_url=self.url + "/api/v1", headers=headers,
+                                       timeout=httpx.Timeout(timeout, connect=10.0))
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = await self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise StoreUnavailable(f"cannot reach the provgraph server at {self.url}: {exc}") from exc
+        if response.status_code >= 400:
+            raise _error(response)
+        kind = response.headers.get("content-type", "")
+        return response.json() if kind.startswith("application/json") or "sparql-results" in kind else response.content
+
+    def _c(self, path: str = "") -> str:
+        return f"/collections/{self.collection}{path}"
+
+    async def collections(self) -> list[dict[str, str]]:
+        """The caller's collections."""
+        result: list[dict[str, str]] = await self._call("GET", "/collections")
+        return result
+
+    async def load(self, paths: Sequence[str | Path], *, extractors: str | None = None,
+                   poll: float = 0.2) -> dict[str, Any]:
+        """Upload files or folders, load them as one job and wait for it; returns the job's summary."""
+        files, problems = expand_paths([str(p) for p in paths])
+        if problems:
+            raise InputError("; ".join(problems))
+        parts = [("files", (p.name, p.read_bytes())) for p in files]
+        job = await self._call("POST", self._c("/documents"), files=parts,
+                               data={"extractors": extractors} if extractors else None)
+        while job["status"] not in ("done", "failed"):
+            await asyncio.sleep(poll)
+            job = await self._call("GET", f"/jobs/{job['id']}")
+        if job["status"] == "failed":
+            raise ProvgraphError("; ".join(job["errors"]) or "the load failed")
+        return dict(job["result"])
+
+    async def documents(self) -> list[dict[str, Any]]:
+        """The collection's documents (as ``documents list --format json``)."""
+        result: list[dict[str, Any]] = await self._call("GET", self._c("/documents"))
+        return result
+
+    async def document(self, doc: str) -> dict[str, Any]:
+        """One document's metadata and parts."""
+        result: dict[str, Any] = await self._call("GET", self._c(f"/documents/{doc}"))
+        return result
+
+    async def remove(self, doc: str) -> int:
+        """Remove a document; returns the number of quads removed."""
+        return int((await self._call("DELETE", self._c(f"/documents/{doc}")))["quads"])
+
+    async def provenance(self, doc: str) -> dict[str, Any]:
+        """The document → page → chunk → edges tree."""
+        result: dict[str, Any] = await self._call("GET", self._c(f"/provenance/{doc}"))
+        return result
+
+    async def traces(self, *, include_sub_traces: bool = False, limit: int | None = None) -> list[dict[str, Any]]:
+        """Trace summaries, newest first."""
+        params: dict[str, Any] = {"all": include_sub_traces, **({"limit": limit} if limit else {})}
+        result: list[dict[str, Any]] = await self._call("GET", self._c("/traces"), params=params)
+        return result
+
+    async def trace(self, session_id: str, *, provenance: bool = False) -> dict[str, Any]:
+        """A stored trace (as ``traces show --format json``)."""
+        result: dict[str, Any] = await self._call("GET", self._c(f"/traces/{session_id}"),
+                                                  params={"provenance": provenance})
+        return result
+
+    async def sparql(self, query: str) -> Any:
+        """SELECT/ASK: the SPARQL JSON results; CONSTRUCT: N-Triples bytes."""
+        return await self._call("POST", self._c("/sparql"), json={"query": query})
+
+    async def export(self, fmt: str = "nquads") -> bytes:
+        """The whole collection as N-Quads or TriG."""
+        data: bytes = await self._call("GET", self._c("/export"), params={"format": fmt})
+        return data
+
+    async def import_data(self, data: bytes, fmt: str = "nquads") -> int:
+        """Import N-Quads or TriG atomically; returns the number of quads."""
+        return int((await self._call("POST", self._c("/import"), params={"format": fmt}, content=data))["imported"])
+
+    async def _stream(self, service: str, body: dict[str, Any]) -> AsyncIterator[Event]:
+        payload = {"collection": self.collection, **{k: v for k, v in body.items() if v is not None}}
+        try:
+            async with self._http.stream("POST", f"/{service}", json=payload,
+                                         headers={"Accept": "text/event-stream"}) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise _error(response)
+                async for line in response.aiter_lines():
+                    if line.startswith("data: "):
+                        yield event_from_json(json.loads(line[6:]))
+        except httpx.HTTPError as exc:
+            raise StoreUnavailable(f"cannot reach the provgraph server at {self.url}: {exc}") from exc
+
+    def stream_graph_rag(self, question: str, **limits: Any) -> AsyncIterator[Event]:
+        """GraphRAG events as the server writes them; ``limits`` as in ``Provgraph.graph_rag``."""
+        return self._stream("graph-rag", {"question": question, **limits})
+
+    def stream_document_rag(self, question: str, **options: Any) -> AsyncIterator[Event]:
+        """Document RAG events as the server writes them."""
+        return self._stream("document-rag", {"question": question, **options})
+
+    def stream_agent(self, question: str, **options: Any) -> AsyncIterator[Event]:
+        """The agent's events as the server writes them."""
+        return self._stream("agent", {"question": question, **options})
+
+    async def graph_rag(self, question: str, **limits: Any) -> Answer:
+        """Answer from the knowledge graph; raises the step's error if the query failed."""
+        return await collect_answer(self.stream_graph_rag(question, **limits))
+
+    async def document_rag(self, question: str, **options: Any) -> Answer:
+        """Answer from the most similar chunks."""
+        return await collect_answer(self.stream_document_rag(question, **options))
+
+    async def agent(self, question: str, **options: Any) -> Answer:
+        """The agent's answer."""
+        return await collect_answer(self.stream_agent(question, **options))
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+

@@ -1,0 +1,75 @@
+"""A real ``provgraph serve`` process on a free loopback port (uvicorn in a subprocess)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+SERVE = "from provgraph.cli.app import main; main()"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    url: str
+    home: Path
+    process: subprocess.Popen[bytes]
+
+    def log(self) -> str:
+        """What the server printed."""
+        return (self.home.parent / f"serve-{self.url.rsplit(':', 1)[1]}.log").read_text()
+
+    def stop(self) -> int:
+        """SIGTERM (graceful shutdown); returns the exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return int(self.process.returncode)
+
+
+@contextmanager
+def live_server(home: Path, *args: str) -> Iterator[LiveServer]:
+    """Start ``provgraph serve`` over ``home``; stopped (SIGTERM) on exit."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}
+    env["PROVGRAPH_HOME"] = str(home)
+    log = open(home.parent / f"serve-{port}.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = LiveServer(f"http://127.0.0.1:{port}", home, proc)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited: {(home.parent / f'serve-{port}.log').read_text()}")
+            try:
+                if httpx.get(server.url + "/api/v1/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not start within 60 s")
+            time.sleep(0.1)
+        yield server
+    finally:
+        server.stop()
+        log.close()

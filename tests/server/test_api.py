@@ -1,0 +1,292 @@
+"""``provgraph serve`` over HTTP: a real server process, tokens, isolation, SSE, WebSocket, limits, client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from provgraph import AsyncClient, Client
+from provgraph.api.tokens import TokenStore
+from provgraph.config import load_settings
+from provgraph.errors import NotFound
+from provgraph.events import Explain, Final
+from provgraph.explain.traces import list_traces
+from provgraph.runtime import Runtime
+from tests.cli_runner import run
+from tests.corpus_fixture import CORPUS
+from tests.server.live import LiveServer, free_port, live_server
+from tests.server.test_remote_cli import normalised
+
+pytestmark = pytest.mark.server
+
+Q = "Who discovered polonium?"
+
+
+class Api:
+    def __init__(self, server: LiveServer, tokens: dict[str, str], local: Path) -> None:
+        self.server = server
+        self.tokens = tokens
+        self.local = local
+
+    def http(self, user: str | None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {self.tokens[user]}"} if user else {}
+        return httpx.Client(base_url=self.server.url + "/api/v1", headers=headers, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[Api]:
+    home = tmp_path_factory.mktemp("api") / "home"
+    local = tmp_path_factory.mktemp("api-local") / "home"
+    shutil.copytree(_corpus_home, home)
+    shutil.copytree(_corpus_home, local)
+    store = TokenStore(home)
+    tokens = {"default": store.create("default")[1], "bob": store.create("bob")[1]}
+    with live_server(home, "--max-body-mb", "1", "--concurrency", "3") as server:
+        yield Api(server, tokens, local)
+
+
+def test_requests_need_a_valid_token(api: Api) -> None:
+    with api.http(None) as anon:
+        r = anon.get("/collections")
+        assert r.status_code == 401
+        assert r.json()["error"]["type"] == "Unauthorized"
+        assert anon.get("/collections", headers={"Authorization": "Bearer pgt_wrong"}).status_code == 401
+        assert anon.get("/health").status_code == 200
+    with api.http("bob") as bob:
+        assert bob.get("/whoami").json() == {"user": "bob"}
+
+
+def test_a_revoked_token_is_refused_at_once(api: Api) -> None:
+    store = TokenStore(api.server.home)
+    info, text = store.create("carol")
+    with httpx.Client(base_url=api.server.url + "/api/v1", headers={"Authorization": f"Bearer {text}"}) as carol:
+        assert carol.get("/whoami").json() == {"user": "carol"}
+        store.revoke(info.id)
+        assert carol.get("/whoami").status_code == 401
+
+
+def test_another_users_collections_do_not_exist_for_bob(api: Api) -> None:
+    with api.http("default") as owner:
+        assert {"user": "default", "collection": "corpus"} in owner.get("/collections").json()
+    with api.http("bob") as bob:
+        assert bob.get("/collections").json() == []
+        missing = "collection bob/corpus does not exist (create it with: provgraph collections create)"
+        for method, path, body in [
+            ("GET", "/collections/corpus/documents", None),
+            ("GET", "/collections/corpus/documents/becquerel_rays.txt", None),
+            ("GET", "/collections/corpus/provenance/becquerel_rays.txt", None),
+            ("GET", "/collections/corpus/traces", None),
+            ("GET", "/collections/corpus/export", None),
+            ("POST", "/collections/corpus/sparql", {"query": "ASK { ?s ?p ?o }"}),
+            ("POST", "/graph-rag", {"collection": "corpus", "question": Q}),
+            ("POST", "/document-rag", {"collection": "corpus", "question": Q}),
+            ("DELETE", "/collections/corpus/documents/becquerel_rays.txt", None),
+        ]:
+            r = bob.request(method, path, json=body)
+            assert r.status_code == 404, (path, r.text)
+            assert r.json()["error"] == {"type": "NotFound", "message": missing}, path
+        r = bob.delete("/collections/corpus")
+        assert (r.status_code, r.json()["error"]["message"]) == (404, "collection bob/corpus does not exist")
+    r = run("--url", api.server.url, "--token", api.tokens["bob"], "documents", "list", "-C", "corpus", "-U", "default")
+    assert (r.code, r.err) == (3, "error: collection default/corpus does not exist "
+                                  "(create it with: provgraph collections create)\n")
+    with api.http("default") as owner:  # still all there
+        assert len(owner.get("/collections/corpus/documents").json()) == 5
+
+
+def test_sse_data_lines_are_what_format_json_prints(api: Api) -> None:
+    with api.http("default") as owner, owner.stream(
+            "POST", "/graph-rag", json={"collection": "corpus", "question": Q},
+            headers={"Accept": "text/event-stream"}) as r:
+        assert r.headers["content-type"].startswith("text/event-stream")
+        lines = [line for line in r.iter_lines() if line]
+    assert all(line.startswith("data: ") for line in lines)
+    streamed = [json.loads(line[6:]) for line in lines]
+    local = run("--home", str(api.local), "graph-rag", "-q", Q, "-C", "corpus", "--format", "json", "--llm", "none")
+    printed = [json.loads(line) for line in local.out.splitlines()]
+    assert normalised(json.dumps(streamed)) == normalised(json.dumps(printed))
+    assert [m["message_type"] for m in streamed][-1] == "final"
+
+
+def test_without_sse_one_json_with_the_final_message_and_the_steps(api: Api) -> None:
+    with api.http("default") as owner:
+        body = owner.post("/document-rag", json={"collection": "corpus", "question": Q}).json()
+        failed = owner.post("/agent", json={"collection": "corpus", "question": Q})
+    assert body["final"]["message_type"] == "final"
+    assert [s["step"] for s in body["steps"]] == ["question", "exploration", "synthesis"]
+    assert body["final"]["answer"] and body["final"]["sources"]
+    assert failed.status_code == 400
+    assert failed.json()["error"]["type"] == "ConfigError"
+
+
+def test_the_client_gives_typed_answers_and_events(api: Api) -> None:
+    with Client(api.server.url, api.tokens["default"], collection="corpus") as pg:
+        answer = pg.graph_rag(Q)
+        events = list(pg.stream_graph_rag(Q))
+        trace = pg.trace(answer.session_id)
+        assert [d["id"] for d in pg.documents()][:1] == ["urn:doc:becquerel_rays.txt"]
+    assert answer.sources and all(s.document.startswith("urn:doc:") for s in answer.sources)
+    assert [s.step for s in answer.steps] == ["question", "exploration", "focus", "synthesis"]
+    assert all(isinstance(s, Explain) and s.triples for s in answer.steps)
+    assert isinstance(events[-1], Final) and isinstance(events[0], Explain)
+    assert trace["session_id"] == answer.session_id
+
+    async def ask() -> Any:
+        async with AsyncClient(api.server.url, api.tokens["bob"], collection="corpus") as bob:
+            return await bob.graph_rag(Q)
+
+    with pytest.raises(NotFound, match="collection bob/corpus does not exist"):
+        asyncio.run(ask())
+
+
+def test_upload_loads_in_the_background_and_reports_progress(api: Api) -> None:
+    with Client(api.server.url, api.tokens["bob"], collection="mine") as bob:
+        summary = bob.load([CORPUS / "becquerel_rays.txt", CORPUS / "polonium_and_radium.md"])
+        assert [d["document"] for d in summary["documents"]] == ["urn:doc:becquerel_rays.txt", "urn:doc:polonium_and_radium.md"]
+        assert all(d["status"] == "loaded" and d["facts"] > 0 for d in summary["documents"])
+        assert [c["collection"] for c in bob.collections()] == ["mine"]
+        assert bob.remove("polonium_and_radium.md") > 0
+        assert [d["id"] for d in bob.documents()] == ["urn:doc:becquerel_rays.txt"]
+
+
+def test_websocket_multiplexes_requests_by_id(api: Api) -> None:
+    from websockets.sync.client import connect
+
+    url = api.server.url.replace("http", "ws") + "/api/v1/socket?token=" + api.tokens["default"]
+    with connect(url) as ws:
+        ws.send(json.dumps({"id": "a", "service": "graph-rag", "request": {"collection": "corpus", "question": Q}}))
+        ws.send(json.dumps({"id": "b", "service": "document-rag", "request": {"collection": "corpus", "question": Q}}))
+        ws.send(json.dumps({"id": "c", "service": "nope", "request": {}}))
+        got: dict[str, list[dict[str, Any]]] = {}
+        while sum(1 for msgs in got.values() if msgs[-1]["complete"]) < 3:
+            message = json.loads(ws.recv(timeout=60))
+            got.setdefault(message["id"], []).append(message)
+    for rid in ("a", "b"):
+        assert [m["complete"] for m in got[rid]] == [False] * (len(got[rid]) - 1) + [True]
+        assert got[rid][-1]["response"]["message_type"] == "final"
+    assert got["c"][0]["response"]["error"]["type"] == "InputError"
+
+
+def test_limits_give_clear_4xx(api: Api) -> None:
+    with api.http("bob") as bob:
+        r = bob.post("/collections/big/import", content=b"x" * (2 * 2**20))
+        assert r.status_code == 413
+        assert r.json()["error"]["type"] == "PayloadTooLarge"
+        r = bob.post("/graph-rag", json={"collection": "c", "question": ""})
+        assert r.status_code == 422 and r.json()["error"]["type"] == "InputError"
+    port = int(api.server.url.rsplit(":", 1)[1])
+    stalled = []
+    for _ in range(3):  # three requests whose bodies never finish: the token's whole allowance
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"POST /api/v1/collections/x/import HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+                  b"Authorization: Bearer " + api.tokens["bob"].encode() + b"\r\n\r\nabc")
+        stalled.append(s)
+    try:
+        with api.http("bob") as bob:
+            for _ in range(50):
+                r = bob.get("/whoami")
+                if r.status_code == 429:
+                    break
+            assert r.status_code == 429
+            assert r.json()["error"]["type"] == "TooManyRequests"
+        with api.http("default") as owner:  # another token is not held back
+            assert owner.get("/whoami").status_code == 200
+    finally:
+        for s in stalled:
+            s.close()
+
+
+def test_sparql_is_read_only(api: Api) -> None:
+    with api.http("default") as owner:
+        ask = owner.post("/collections/corpus/sparql", json={"query": "ASK { ?s ?p ?o }"})
+        update = owner.post("/collections/corpus/sparql", json={"query": "DELETE WHERE { ?s ?p ?o }"})
+        construct = owner.post("/collections/corpus/sparql",
+                               json={"query": "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 1"})
+        still = owner.post("/collections/corpus/sparql", json={"query": "ASK { ?s ?p ?o }"})
+    assert ask.json() == {"head": {}, "boolean": True}
+    assert update.status_code == 400 and update.json()["error"]["type"] == "QueryError"
+    assert construct.headers["content-type"].startswith("application/n-triples")
+    assert construct.text.count(" .\n") == 1
+    assert still.json()["boolean"] is True
+
+
+def test_export_import_round_trip(api: Api) -> None:
+    count = {"query": "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"}
+    with api.http("default") as owner:
+        data = owner.get("/collections/corpus/export?format=trig").content
+        source = owner.post("/collections/corpus/sparql", json=count).json()
+    with api.http("bob") as bob:
+        bad = bob.post("/collections/copy/import?format=trig", content=b"<a> <b> .")
+        assert bad.status_code == 400 and bad.json()["error"]["type"] == "QueryError"
+        r = bob.post("/collections/copy/import?format=trig", content=data)
+        assert r.status_code == 200 and r.json()["collection"] == "bob/copy"
+        copied = bob.post("/collections/copy/sparql", json=count).json()
+    assert copied == source
+    assert int(source["results"]["bindings"][0]["n"]["value"]) > 1000
+
+
+def test_serving_off_loopback_needs_tokens(tmp_path: Path) -> None:
+    env = {"PROVGRAPH_HOME": str(tmp_path / "h"), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-c", "from provgraph.cli.app import main; main()", "serve", "--host",
+                        "0.0.0.0", "--port", str(free_port())], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("error: refusing to serve on 0.0.0.0 without tokens: create one with provgraph "
+                                "tokens create -U USER (or bind to 127.0.0.1)")
+
+
+def test_graceful_shutdown_leaves_the_collection_consistent(tmp_path: Path, _corpus_home: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(_corpus_home, home)
+    with live_server(home) as server:
+        with Client(server.url, collection="fresh") as pg:
+            pg.load([CORPUS / "becquerel_rays.txt"])
+            answer = pg.graph_rag("What are Becquerel rays?")
+        code = server.stop()
+    assert code in (0, -15)  # uvicorn re-raises SIGTERM once it has shut down
+    assert "provgraph stopped: 1 collection(s) flushed and closed" in server.log()
+    with Runtime(load_settings(home=str(home), collection="fresh", llm="none"), create=False) as rt:
+        assert [r.id for r in rt.librarian.list(kind="document")] == ["urn:doc:becquerel_rays.txt"]
+        assert rt.chunk_index.count() > 0
+        assert answer.session_id in [t.session_id for t in list_traces(rt.store)]
+
+
+def test_remote_commands_touch_only_the_files_the_client_sent(api: Api) -> None:
+    with api.http("bob") as bob:
+        for argv, name in ((["load", "/etc/hostname", "-C", "evil"], "/etc/hostname"),
+                           (["export", "-C", "mine", "-o", "/tmp/provgraph-escape.nq"], "/tmp/provgraph-escape.nq")):
+            lines = [json.loads(line) for line in bob.post("/cli", json={"argv": argv}).text.splitlines()]
+            assert lines == [{"stderr": f"error: {name}: a server reads and writes only the files the client sends\n"},
+                             {"exit": 2}]
+        assert "evil" not in [c["collection"] for c in bob.get("/collections").json()]
+        for argv in (["tokens", "create", "-U", "root"], ["--home", "/tmp", "tokens", "create", "-U", "root"],
+                     ["config", "show"]):
+            lines = [json.loads(line) for line in bob.post("/cli", json={"argv": argv}).text.splitlines()]
+            assert lines[-1] == {"exit": 2} and lines[0]["stderr"].startswith("error: "), lines
+    assert {t.user for t in TokenStore(api.server.home).list()} <= {"default", "bob", "carol"}
+    assert not Path("/tmp/provgraph-escape.nq").exists()
+
+
+def test_a_query_past_the_timeout_is_a_408_or_an_error_message(tmp_path: Path, _corpus_home: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(_corpus_home, home)
+    with live_server(home, "--timeout", "0.001") as server, \
+            httpx.Client(base_url=server.url + "/api/v1", timeout=60) as http:
+        r = http.post("/graph-rag", json={"collection": "corpus", "question": Q})
+        with http.stream("POST", "/graph-rag", json={"collection": "corpus", "question": Q},
+                         headers={"Accept": "text/event-stream"}) as s:
+            last = json.loads([line for line in s.iter_lines() if line][-1][6:])
+        assert http.get("/collections/corpus/documents").status_code == 200  # the server is fine
+    limit = "the query took longer than the server's limit of 0.001 s"
+    assert r.status_code == 408
+    assert r.json()["error"] == {"type": "Timeout", "message": limit}
+    assert last["error"] == {"type": "Timeout", "message": limit} and last["end_of_session"] is True
