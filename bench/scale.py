@@ -1,0 +1,236 @@
+"""Scale benchmark (issue 16): ingest speed, CPU and disk per chunk, query latency, start-up time.
+
+    .venv/bin/python bench/scale.py [--chunks 1000] [--seed 16] [--questions 50]
+
+Generates a corpus deterministically from ``--seed``: 2,000 made-up two-word names; documents of
+10 chunks; each ~1,000-character chunk holds 20 "A verb B." facts naming 40 distinct entities.
+Documents go through the real pipeline (``DocumentLoader`` then ``ExtractionPipeline`` with the
+``relationships`` extractor, the default embedder, the collection's store/librarian/vectors), in
+loads of 100 documents (1,000 chunks) as ``provgraph load`` would take a folder. The LLM is a
+zero-latency script (below) answering with the facts of the chunk, as text validated against the
+schema like a real backend's answer, so the figures are provgraph's own. Prints one JSON line per
+figure with the issue's target and the machine's load (``uptime``) next to it; never asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import percentiles, report  # noqa: E402
+
+from provgraph.config import load_settings  # noqa: E402
+from provgraph.events import Explain, Final  # noqa: E402
+from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage  # noqa: E402
+from provgraph.models.jsonrepair import json_completion  # noqa: E402
+from provgraph.runtime import Runtime  # noqa: E402
+
+VERBS = ("admires", "funds", "teaches", "visits", "follows", "hires", "trusts", "greets", "advises", "joins",
+         "rivals", "mentors", "invites", "thanks", "answers", "outranks")
+ONSETS = ("b", "br", "c", "d", "dr", "f", "g", "gr", "h", "k", "l", "m", "n", "p", "pr", "r", "s", "st", "t", "tr",
+          "v", "z")
+VOWELS = ("a", "e", "i", "o", "u", "ai", "ea", "ou")
+CODAS = ("", "n", "r", "l", "s", "th", "nd", "rk")
+FACT = re.compile(r"([A-Z][a-z]+ [A-Z][a-z]+) (" + "|".join(VERBS) + r") ([A-Z][a-z]+ [A-Z][a-z]+)\.")
+CHUNKS_PER_DOC, FACTS_PER_CHUNK, DOCS_PER_LOAD = 10, 20, 100
+
+
+def make_names(rng: random.Random, n: int = 2000) -> list[str]:
+    """``n`` distinct made-up two-word names (two and three syllables, capitalised)."""
+
+    def word(syllables: int) -> str:
+        return "".join(rng.choice(ONSETS) + rng.choice(VOWELS) + rng.choice(CODAS) for _ in range(syllables)).capitalize()
+
+    names: dict[str, None] = {}
+    while len(names) < n:
+        names[f"{word(2)} {word(3)}"] = None
+    return list(names)
+
+
+def make_document(rng: random.Random, names: Sequence[str]) -> str:
+    """Ten paragraphs (one chunk each) of 20 facts over 40 distinct names."""
+    paragraphs = []
+    for _ in range(CHUNKS_PER_DOC):
+        people = rng.sample(names, 2 * FACTS_PER_CHUNK)
+        paragraphs.append(" ".join(f"{people[2 * i]} {rng.choice(VERBS)} {people[2 * i + 1]}."
+                                   for i in range(FACTS_PER_CHUNK)))
+    return "\n\n".join(paragraphs) + "\n"
+
+
+class ScriptedLlm:
+    """A zero-latency ChatModel: extraction answers list the chunk's facts; queries pick the first edges."""
+
+    name = "bench:scripted"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def _usage(self) -> Usage:
+        return Usage(500, 400, self.name)
+
+    async def complete(self, messages: Sequence[Message], **_: Any) -> Completion:
+        self.calls += 1
+        edge_ids = re.findall(r"^([0-9a-f]{8}): ", messages[-1].content, flags=re.MULTILINE)
+        return Completion("\n".join(f'{{"id": "{i}", "reasoning": "listed"}}' for i in edge_ids[:25]), self._usage())
+
+    async def complete_json(self, messages: Sequence[Message], *, schema: dict[str, Any], schema_name: str,
+                            **_: Any) -> JsonCompletion:
+        self.calls += 1
+        content = messages[-1].content
+        if schema_name == "grounding":
+            body: dict[str, Any] = {"concepts": re.findall(r"[A-Z][a-z]+ [A-Z][a-z]+", content)[:10]}
+        else:
+            body = {"relationships": [{"subject": s, "predicate": v, "object": o, "object_is_literal": False}
+                                      for s, v, o in FACT.findall(content)]}
+        return json_completion(json.dumps(body), self._usage(), schema, model=self.name, schema_name=schema_name)
+
+    def stream(self, messages: Sequence[Message], **_: Any) -> StreamResult:
+        self.calls += 1
+
+        async def pieces() -> AsyncIterator[str | Usage]:
+            for word in ("The", " graph", " says", " so", " [1]."):
+                yield word
+            yield self._usage()
+
+        return StreamResult(pieces(), self.name)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def load_now() -> str:
+    """The 1/5/15-minute load averages, as ``uptime`` prints them."""
+    return "load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def du(path: Path) -> int:
+    """Bytes of the files under ``path``."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
+
+
+def ingest(rt: Runtime, folder: Path, docs: int, rng: random.Random, names: Sequence[str]) -> list[dict[str, float]]:
+    """Load ``docs`` documents in loads of 100; one figure dict per load."""
+    loader = rt.loader()
+    pipe = rt.extraction(rt.extractors("relationships"))
+    rows = []
+    done = 0
+    for start in range(0, docs, DOCS_PER_LOAD):
+        files = []
+        for d in range(start, min(docs, start + DOCS_PER_LOAD)):
+            path = folder / f"doc{d:05d}.txt"
+            path.write_text(make_document(rng, names), encoding="utf-8")
+            files.append(path)
+        wall, cpu = time.perf_counter(), time.process_time()
+        results = [loader.load_file(f) for f in files]
+        chunks = [c for r in results for c in r.chunks]
+        outcomes = asyncio.run(pipe.run(chunks, only_missing=True))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        failed = sum(o.failed for o in outcomes)
+        done += len(chunks)
+        rows.append({"chunks_total": done, "chunks": len(chunks), "seconds": round(wall, 2),
+                     "chunks_per_s": round(len(chunks) / wall, 1), "cpu_ms_per_chunk": round(cpu * 1000 / len(chunks), 2),
+                     "facts": sum(o.facts for o in outcomes), "failed": failed})
+        report("scale.ingest.load", **rows[-1], uptime=load_now())
+        for f in files:
+            f.unlink()
+    return rows
+
+
+async def time_to_final(events: AsyncIterator[Any]) -> tuple[float, Any]:
+    """Seconds from the request to the final message (the LLM answers in zero time)."""
+    t0 = time.perf_counter()
+    last = None
+    async for ev in events:
+        if isinstance(ev, Final):
+            return time.perf_counter() - t0, ev
+        if not isinstance(ev, Explain):
+            last = ev
+    raise RuntimeError(f"no final message (last event {last!r})")
+
+
+def queries(rt: Runtime, names: Sequence[str], n: int, rng: random.Random) -> None:
+    """GraphRAG (non-LLM stages) and Document RAG latency over ``n`` questions each."""
+    questions = [f"Whom does {rng.choice(names)} {rng.choice(VERBS).removesuffix('s')}?" for _ in range(n)]
+    graph, docs = rt.graph_rag(), rt.document_rag()
+    for label, engine, target in (("graph_rag", graph, "p95 <= 30 ms"), ("document_rag", docs, "p95 <= 10 ms")):
+        for q in questions[:5]:
+            asyncio.run(time_to_final(engine.ask(q)))  # warm-up: caches, model, store pages
+        samples = [asyncio.run(time_to_final(engine.ask(q)))[0] for q in questions]
+        figures = percentiles(samples)
+        report(f"scale.query.{label}", target=target, questions=n, p50_ms=figures["p50_ms"], p95_ms=figures["p95_ms"],
+               uptime=load_now())
+
+
+def cli_seconds(args: list[str], env: dict[str, str], runs: int = 5) -> tuple[float, float]:
+    """Median and best wall time of ``provgraph ARGS`` over ``runs`` runs."""
+    exe = Path(sys.executable).with_name("provgraph")
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([str(exe), *args], env=env, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+    return round(statistics.median(times), 3), round(min(times), 3)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chunks", type=int, default=1000, help="chunks to ingest (a multiple of 10; default 1000)")
+    ap.add_argument("--questions", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--keep", type=Path, help="build the collection under this home and keep it")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    names = make_names(rng)
+    home = args.keep or Path(tempfile.mkdtemp(prefix="provgraph-scale-"))
+    try:
+        settings = load_settings(home=str(home), collection="scale", chunk_size=1500, chunk_overlap=0)
+        llm = ScriptedLlm()
+        with Runtime(settings, llm=llm) as rt:  # type: ignore[arg-type]
+            rt.embedder.embed(["warm up"])
+            docs_dir = home / "docs"
+            docs_dir.mkdir(parents=True, exist_ok=True)
+            rows = ingest(rt, docs_dir, args.chunks // CHUNKS_PER_DOC, rng, names)
+            quads = len(rt.store)
+        first, last = rows[0], rows[-1]
+        total_chunks = last["chunks_total"]
+        total_s = sum(r["seconds"] for r in rows)
+        report("scale.ingest", target=">= 150 chunks/s at 1,000; >= 100 at 20,000; CPU/chunk flat ±20 %",
+               chunks=total_chunks, quads=quads, chunks_per_s=round(total_chunks / total_s, 1),
+               first_1000_chunks_per_s=first["chunks_per_s"], last_1000_chunks_per_s=last["chunks_per_s"],
+               cpu_ms_per_chunk_first=first["cpu_ms_per_chunk"], cpu_ms_per_chunk_last=last["cpu_ms_per_chunk"],
+               cpu_growth=round(last["cpu_ms_per_chunk"] / first["cpu_ms_per_chunk"] - 1, 3), uptime=load_now())
+        ref = rt.ref
+        parts = {"quads": du(ref.store_dir), "librarian": du(ref.librarian_dir), "vectors": du(ref.vectors_dir)}
+        report("scale.disk", target="<= 60 KB per chunk at 20,000", chunks=total_chunks,
+               total_mb=round(sum(parts.values()) / 2**20, 1),
+               kb_per_chunk=round(sum(parts.values()) / 1024 / total_chunks, 1),
+               **{f"{k}_kb_per_chunk": round(v / 1024 / total_chunks, 1) for k, v in parts.items()})
+        env = {**os.environ, "PROVGRAPH_HOME": str(home), "PROVGRAPH_LLM": "none"}
+        median, best = cli_seconds(["--help"], env)
+        report("scale.cli.help", target="<= 0.3 s", median_s=median, best_s=best, uptime=load_now())
+        median, best = cli_seconds(["sparql", "ASK { ?s ?p ?o }", "-C", "scale"], env)
+        report("scale.cli.sparql_ask", target="<= 0.6 s", median_s=median, best_s=best, uptime=load_now())
+        with Runtime(settings, create=False, llm=llm) as rt:  # type: ignore[arg-type]
+            queries(rt, names, args.questions, rng)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
