@@ -224,15 +224,18 @@ def main() -> None:
                cpu_ms_per_chunk_first=first["cpu_ms_per_chunk"], cpu_ms_per_chunk_last=last["cpu_ms_per_chunk"],
                cpu_growth=round(last["cpu_ms_per_chunk"] / first["cpu_ms_per_chunk"] - 1, 3), uptime=load_now())
         ref = rt.ref
-        parts = {"quads": du(ref.store_dir), "librarian": du(ref.librarian_dir), "vectors": du(ref.vectors_dir)}
-        report("scale.disk", target="<= 60 KB per chunk at 20,000", chunks=total_chunks,
-               total_mb=round(sum(parts.values()) / 2**20, 1),
-               kb_per_chunk=round(sum(parts.values()) / 1024 / total_chunks, 1),
-               **{f"{k}_kb_per_chunk": round(v / 1024 / total_chunks, 1) for k, v in parts.items()})
+        at_close = {"quads": du(ref.store_dir), "librarian": du(ref.librarian_dir), "vectors": du(ref.vectors_dir)}
         env = {**os.environ, "PROVGRAPH_HOME": str(home), "PROVGRAPH_LLM": "none"}
         report("scale.cli.help", target="<= 0.3 s", **cli_seconds(["--help"], env), uptime=load_now())
         report("scale.cli.sparql_ask", target="<= 0.6 s", **cli_seconds(["sparql", "ASK { ?s ?p ?o }", "-C", "scale"], env),
                uptime=load_now())
+        # RocksDB deletes its obsolete write-ahead log when the store is next opened (the CLI runs above)
+        parts = {"quads": du(ref.store_dir), "librarian": du(ref.librarian_dir), "vectors": du(ref.vectors_dir)}
+        report("scale.disk", target="<= 60 KB per chunk at 20,000", chunks=total_chunks,
+               total_mb=round(sum(parts.values()) / 2**20, 1),
+               kb_per_chunk=round(sum(parts.values()) / 1024 / total_chunks, 1),
+               **{f"{k}_kb_per_chunk": round(v / 1024 / total_chunks, 1) for k, v in parts.items()},
+               kb_per_chunk_before_reopen=round(sum(at_close.values()) / 1024 / total_chunks, 1))
         with Runtime(settings, create=False, llm=llm) as rt:  # type: ignore[arg-type]
             queries(rt, names, args.questions, rng)
     finally:
