@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 from provgraph.errors import InputError
 from provgraph.extract.base import EntityInfo
@@ -29,10 +30,17 @@ MAX_LABEL = 200
 _STRIP = " \t\r\n\"'`“”‘’«».,;:!?()[]{}<>"
 
 
+@lru_cache(maxsize=65_536)
 def normalise_label(text: str) -> str:
     """The display form of a label: NFC, one space between words, no surrounding punctuation."""
     nfc = unicodedata.normalize("NFC", text)
     return " ".join(nfc.split()).strip(_STRIP)
+
+
+@lru_cache(maxsize=65_536)
+def _segment(clean: str) -> str:
+    """The IRI segment of a normalised label (names recur across chunks: encode each once)."""
+    return encode_segment(clean.casefold())
 
 
 class FactBuilder:
@@ -41,6 +49,7 @@ class FactBuilder:
     def __init__(self, entity_base: str) -> None:
         self.base = entity_base
         self.facts: list[TripleTerm] = []
+        self._seen: set[TripleTerm] = set()
         self.labels: dict[Iri, str] = {}
         self.predicates: set[Iri] = set()
         self.definitions: dict[Iri, str] = {}
@@ -51,7 +60,7 @@ class FactBuilder:
             raise InputError(f"empty label: {label!r}")
         if len(clean) > MAX_LABEL:
             raise InputError(f"label longer than {MAX_LABEL} characters: {clean[:40]!r}…")
-        return Iri(self.base + prefix + encode_segment(clean.casefold()))
+        return Iri(self.base + prefix + _segment(clean))
 
     def entity(self, label: str) -> Iri:
         """The entity IRI for a label (its display label is recorded)."""
@@ -69,7 +78,8 @@ class FactBuilder:
     def add(self, s: Iri, p: Iri, o: Term) -> TripleTerm:
         """Record one fact (duplicates are kept once)."""
         fact = TripleTerm(s, p, o)
-        if fact not in self.facts:
+        if fact not in self._seen:
+            self._seen.add(fact)
             self.facts.append(fact)
         return fact
 
