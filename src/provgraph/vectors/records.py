@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -223,7 +223,10 @@ class RecordTable:
             self._post(key, payload)
 
     def _post(self, key: int, payload: Mapping[str, Any], *, remove: bool = False) -> None:
-        for field, value in _postable(payload):
+        self._post_pairs(key, _postable(payload), remove=remove)
+
+    def _post_pairs(self, key: int, pairs: Iterable[tuple[str, Hashable]], *, remove: bool = False) -> None:
+        for field, value in pairs:
             values = self._postings.setdefault(field, {})
             if remove:
                 keys = values.get(value)
@@ -247,11 +250,13 @@ class RecordTable:
             self._row_of_id[record_id] = row
             self._row_of_key[key] = row
             self._keys[row] = key
-        else:
-            self._post(key, self._payloads[row], remove=True)
+            self._post(key, payload)
+        else:  # only the postings that changed: a payload list that grows is not re-posted whole
+            old, new = set(_postable(self._payloads[row])), set(_postable(payload))
+            self._post_pairs(key, old - new, remove=True)
+            self._post_pairs(key, new - old)
         self._matrix[row] = vector
         self._payloads[row] = _copy(dict(payload))
-        self._post(key, payload)
 
     def _drop(self, record_id: str, key: int) -> None:
         row = self._row_of_id.pop(record_id)
@@ -326,7 +331,7 @@ def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [_copy(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 

@@ -87,6 +87,16 @@ def test_filters_exact_match_and_list_contains(index: UsearchIndex) -> None:
     assert index.search(data[0], 5, where={"doc": "nowhere"}) == []
 
 
+def test_filters_follow_a_replaced_payload_list(index: UsearchIndex) -> None:
+    data = embedding_like(3, seed=5)
+    index.upsert(["a", "b", "c"], data, [{"chunks": ["c1", "c2"]}, {"chunks": ["c2"]}, {"chunks": ["c3"]}])
+    index.upsert(["a"], data[:1], [{"chunks": ["c2", "c3", "c4"]}])  # c1 dropped, c3 and c4 added
+    assert [h.id for h in index.search(data[0], 5, where={"chunks": "c1"})] == []
+    assert {h.id for h in index.search(data[0], 5, where={"chunks": "c2"})} == {"a", "b"}
+    assert {h.id for h in index.search(data[0], 5, where={"chunks": "c3"})} == {"a", "c"}
+    assert [h.id for h in index.search(data[0], 5, where={"chunks": "c4"})] == ["a"]
+
+
 @pytest.mark.parametrize("wanted", ["d3", "rare"], ids=["broad-filter", "selective-filter"])
 def test_filters_on_the_ann_path(tmp_path: Path, wanted: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(usearch_index, "SELECTIVE", 100)  # "d3" (300 records) goes through the graph
