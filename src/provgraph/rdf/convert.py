@@ -21,6 +21,12 @@ def _named(value: str) -> ox.NamedNode:
     return ox.NamedNode(value)
 
 
+@lru_cache(maxsize=65_536)
+def _iri(value: str) -> Iri:
+    """Store results repeat the same IRIs: validate each once (an Iri is immutable, so it is shared)."""
+    return Iri(value)
+
+
 def to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
     """The pyoxigraph equivalent of a term; raises :class:`InputError` for what the engine rejects."""
     try:
@@ -48,12 +54,12 @@ def _to_ox(term: Term) -> ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple:
 def from_ox(term: object) -> Term:
     """The provgraph equivalent of a pyoxigraph term."""
     if isinstance(term, ox.NamedNode):
-        return Iri(term.value)
+        return _iri(term.value)
     if isinstance(term, ox.Literal):
         if term.language:
             return Literal(term.value, language=term.language)
         dt = term.datatype
-        return Literal(term.value, datatype=None if dt == _OX_XSD_STRING else Iri(dt.value))
+        return Literal(term.value, datatype=None if dt == _OX_XSD_STRING else _iri(dt.value))
     if isinstance(term, ox.BlankNode):
         return BlankNode(term.value)
     if isinstance(term, ox.Triple):
@@ -71,7 +77,7 @@ def graph_from_ox(g: object) -> Iri | None:
     if isinstance(g, ox.DefaultGraph):
         return None
     if isinstance(g, ox.NamedNode):
-        return Iri(g.value)
+        return _iri(g.value)
     raise InputError(f"unsupported graph name: {g!r}")
 
 
