@@ -184,12 +184,14 @@ def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
 
 
 def _loads(text: str) -> tuple[Any, bool]:
-    for candidate in (text, strip_trailing_commas(text)):
-        try:
-            return json.loads(candidate), True
-        except ValueError:
-            continue
-    return None, False
+    try:
+        return json.loads(text), True
+    except ValueError:
+        pass
+    try:  # the repair pass only when plain JSON failed: it walks every character
+        return json.loads(strip_trailing_commas(text)), True
+    except ValueError:
+        return None, False
 
 
 def _loads_region(text: str) -> tuple[Any, bool]:
