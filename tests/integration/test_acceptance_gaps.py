@@ -462,5 +462,7 @@ def test_issue8_no_llm_trace_records_no_model_and_no_tokens(small: str, command:
         assert reasons == []
         return
     assert reasons
-    assert all(re.fullmatch(r"Selected by embedding similarity \d\.\d\d between the question and '.+' "
-                            r"\(no LLM configured\)", line) for line in reasons)
+    plain = r"Selected by embedding similarity \d\.\d\d between the question and '.+' \(no LLM configured\)"
+    boosted = (r"Selected by score (\d\.\d\d): embedding similarity -?\d\.\d\d between the question and '.+' "
+               r"plus \d\.\d\d from hybrid retrieval \(.+\) \(no LLM configured\)")
+    assert all(re.fullmatch(plain, line) or re.fullmatch(boosted, line) for line in reasons)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -183,11 +183,13 @@ async def select_with_llm(
 
 def select_by_similarity(
     edges: Sequence[LabelledEdge], scores: np.ndarray, limit: int, min_similarity: float,
-    *, why: str = "no LLM configured",
+    *, why: str = "no LLM configured", similarity: Mapping[TripleTerm, float] | None = None,
 ) -> Selection:
     """No-LLM selection: the ``limit`` edges most similar to the question, above ``min_similarity``.
 
-    ``why`` ends each edge's reasoning (why similarity rather than the LLM chose it).
+    ``why`` ends each edge's reasoning (why similarity rather than the LLM chose it). ``similarity`` gives
+    each edge's plain embedding similarity when ``scores`` add hybrid-retrieval boosts to it, so the
+    reasoning can say what the score is made of.
     """
     order = np.argsort(-scores, kind="stable").tolist()
     chosen = []
@@ -196,17 +198,20 @@ def select_by_similarity(
         if score < min_similarity:
             break
         edge = edges[i]
-        reasoning = (
-            f"Selected by embedding similarity {score:.2f} between the question and "
-            f"'{edge.text}' ({why})"
-        )
+        sim = score if similarity is None else similarity.get(edge.edge, score)
+        if abs(score - sim) < 1e-6:
+            reasoning = f"Selected by embedding similarity {score:.2f} between the question and '{edge.text}' ({why})"
+        else:
+            reasoning = (f"Selected by score {score:.2f}: embedding similarity {sim:.2f} between the question and "
+                         f"'{edge.text}' plus {score - sim:.2f} from hybrid retrieval (the question's named "
+                         f"entities / paths between them / top-ranked passages) ({why})")
         chosen.append(Selected(edge, reasoning, score))
     return Selection(chosen)
 
 
 async def select_or_fallback(
     llm: ChatModel, question: str, edges: Sequence[LabelledEdge], scores: np.ndarray, limit: int,
-    min_similarity: float, *, timeout: float,
+    min_similarity: float, *, timeout: float, similarity: Mapping[TripleTerm, float] | None = None,
 ) -> Selection:
     """LLM selection within ``timeout`` seconds; similarity selection when the LLM fails, runs out of
     time, or its reply holds lines but no usable edge. The fallback's reasoning and warning say why."""
@@ -228,6 +233,7 @@ async def select_or_fallback(
         usage, warnings = selection.usage, selection.warnings
         reason = (f"the LLM's edge selection was unusable ({selection.malformed} malformed line(s), "
                   f"{selection.unknown} unknown id(s))")
-    fallback = select_by_similarity(edges, scores, limit, min_similarity, why=f"fallback: {reason}")
+    fallback = select_by_similarity(edges, scores, limit, min_similarity, why=f"fallback: {reason}",
+                                    similarity=similarity)
     return Selection(fallback.chosen, usage=usage,
                      warnings=[*warnings, f"edge selection fell back to similarity: {reason}"])

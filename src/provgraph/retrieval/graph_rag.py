@@ -265,6 +265,7 @@ class GraphRag:
 
     async def _select(self, run: _Run, question: np.ndarray, edges: list[LabelledEdge]) -> Selection:
         scores = similarities(self.embedder, question, edges)
+        similarity = {e.edge: float(v) for e, v in zip(edges, scores)}
         if self.retriever is not None and edges:
             found = edge_sources(self.store, [e.edge for e in edges])
             scores = boost_scores(
@@ -274,9 +275,11 @@ class GraphRag:
                 edge_chunks={e: [s.chunk for s in v] for e, v in found.items()})
         edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
         if self.llm is None:
-            return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity)
+            return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity,
+                                        similarity=similarity)
         selection = await select_or_fallback(self.llm, run.question, edges, scores, self.params.edge_limit,
-                                             self.params.min_similarity, timeout=run.remaining())
+                                             self.params.min_similarity, timeout=run.remaining(),
+                                             similarity=similarity)
         run.warnings += selection.warnings
         return selection
 

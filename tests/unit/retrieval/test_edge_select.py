@@ -103,6 +103,19 @@ def test_similarity_selection_keeps_the_best_above_the_threshold_and_says_why() 
     assert select_by_similarity(edges, np.array([0.2, 0.1, 0.0, 0.1]), 2, 0.3).chosen == []
 
 
+def test_a_boosted_score_says_what_it_is_made_of() -> None:
+    edges = [labelled("Marie Curie", o) for o in ("polonium", "radium")]
+    plain = {edges[0].edge: 0.57, edges[1].edge: 0.4}
+    sel = select_by_similarity(edges, np.array([1.22, 0.4]), 2, 0.3, similarity=plain)
+    assert [s.reasoning for s in sel.chosen] == [
+        "Selected by score 1.22: embedding similarity 0.57 between the question and 'Marie Curie discovered "
+        "polonium' plus 0.65 from hybrid retrieval (the question's named entities / paths between them / "
+        "top-ranked passages) (no LLM configured)",
+        "Selected by embedding similarity 0.40 between the question and 'Marie Curie discovered radium' "
+        "(no LLM configured)",
+    ]
+
+
 def test_prefilter_keeps_the_most_similar_in_discovery_order() -> None:
     edges = [labelled("a", str(i)) for i in range(5)]
     kept, scores = prefilter(edges, np.array([0.1, 0.9, 0.3, 0.8, 0.2]), 2)
