@@ -79,7 +79,12 @@ class Runtime:
         return index
 
     def retriever(self) -> HybridRetriever:
-        """Hybrid (lexical + dense) retrieval of chunks and entities."""
+        """Hybrid (lexical + dense) retrieval of chunks and entities (one per runtime: it remembers what the
+        lexical index last caught up with)."""
+        return self._hybrid
+
+    @cached_property
+    def _hybrid(self) -> HybridRetriever:
         return HybridRetriever(self.lexical, self.librarian, self.store, chunk_index=self.chunk_index,
                                entity_index=self.entity_index)
 
@@ -254,7 +259,7 @@ class Runtime:
         if (settings.home, settings.user, settings.collection) != (self.ref.home, self.ref.user, self.ref.collection):
             raise ConfigError(f"cannot share {self.ref} with collection {settings.user}/{settings.collection}")
         other = Runtime(settings, create=False, llm=self._llm_override, embedder=self._embedder_override)
-        for name in ("store", "librarian", "entity_index", "chunk_index", "embedder"):
+        for name in ("store", "librarian", "entity_index", "chunk_index", "embedder", "lexical", "_hybrid"):
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
         return other

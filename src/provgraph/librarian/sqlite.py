@@ -116,6 +116,7 @@ class SqliteLibrarian:
         self._blobs = BlobStore(self.path / "blobs", self._conn, inline_limit=inline_limit)
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        self.generation = 0  # bumped by every write transaction; derived indexes compare against it
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path / DB_NAME, isolation_level=None, check_same_thread=False, timeout=10.0)
@@ -171,6 +172,7 @@ class SqliteLibrarian:
         """One write transaction holding SQLite's write lock; rolled back on any error."""
         with self._lock, self._errors(doing):
             db = self._conn()
+            self.generation += 1
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db

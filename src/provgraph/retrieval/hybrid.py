@@ -8,8 +8,10 @@ reference / link-list / boilerplate chunks are ranked after every content chunk
 question's words against their labels and aliases (an exact label inside the question ranks
 first), and by vector similarity of the question to their labels.
 
-Before each search the lexical index is brought in step with the librarian (chunks) and the
-store (entity labels), see :mod:`provgraph.retrieval.lexical_sync`.
+Before a search the lexical index is brought in step with the librarian (chunks) and the store
+(entity labels), see :mod:`provgraph.retrieval.lexical_sync` — only when that source was written
+since the last sync (its ``generation`` moved), so a question on an unchanged collection reads
+neither every chunk id nor every label.
 """
 
 from __future__ import annotations
@@ -100,12 +102,28 @@ class HybridRetriever:
         self.chunk_index = chunk_index
         self.entity_index = entity_index
         self._hashes: dict[str, str] = {}
+        self._labels: dict[str, list[str]] = {}
+        self._synced: dict[str, int] = {}  # kind -> the source's generation the lexical index last caught up with
+
+    def _sync_chunks(self) -> None:
+        """Bring the chunk index up to the librarian, only when the librarian was written since the last sync."""
+        generation = self.librarian.generation
+        if self._synced.get("chunk") != generation:
+            self._hashes = sync_chunks(self.lexical, self.librarian)
+            self._synced["chunk"] = generation
+
+    def _sync_entities(self) -> None:
+        """Bring the entity index up to the store's labels, only when the store was written since the last sync."""
+        generation = self.store.generation
+        if self._synced.get("entity") != generation:
+            self._labels = sync_entities(self.lexical, self.store)
+            self._synced["entity"] = generation
 
     def chunks(self, question: str, vector: np.ndarray | None, k: int) -> list[Ranked]:
         """The ``k`` best chunks: fused, duplicates collapsed, boilerplate after content."""
         if k < 1:
             return []
-        self._hashes = sync_chunks(self.lexical, self.librarian)
+        self._sync_chunks()
         pool = max(_POOL, 4 * k)
         lists: dict[str, list[tuple[str, float]]] = {
             LEXICAL: [(h.id, h.score) for h in self.lexical.search("chunk", question, pool)]}
@@ -145,7 +163,8 @@ class HybridRetriever:
         """The ``k`` entities the question names: exact labels in it first, then fused lexical + dense."""
         if k < 1:
             return []
-        labels = sync_entities(self.lexical, self.store)
+        self._sync_entities()
+        labels = self._labels
         hits = self.lexical.search("entity", question, max(_POOL, 4 * k))
         grams = _ngrams(query_terms(question))
         terms = set(query_terms(question))

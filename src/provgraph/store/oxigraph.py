@@ -66,6 +66,7 @@ class OxigraphStore:
     def __init__(self, path: Path | None = None, *, name: str = "memory") -> None:
         self.name = name
         self._path = path
+        self.generation = 0  # bumped by every write this process makes; derived indexes compare against it
         try:
             if path is None:
                 self._store = ox.Store()
@@ -84,6 +85,7 @@ class OxigraphStore:
     def add(self, quads: Iterable[Quad]) -> int:
         """Add quads in one transaction; returns how many were given."""
         items = [quad_to_ox(q) for q in quads]
+        self.generation += 1
         try:
             self._store.extend(items)
         except (OSError, RuntimeError) as exc:
@@ -93,6 +95,7 @@ class OxigraphStore:
     def bulk_add(self, quads: Iterable[Quad]) -> int:
         """Fast, NON-transactional load of many quads (a failure may leave part written)."""
         items = [quad_to_ox(q) for q in quads]
+        self.generation += 1
         try:
             self._store.bulk_extend(items)
         except (OSError, RuntimeError) as exc:
@@ -113,6 +116,7 @@ class OxigraphStore:
         self._run_update(sparql)
 
     def _run_update(self, text: str) -> None:
+        self.generation += 1
         try:
             self._store.update(text, prefixes=PREFIXES)
         except SyntaxError as exc:
@@ -122,6 +126,7 @@ class OxigraphStore:
 
     def clear(self) -> None:
         """Remove every quad."""
+        self.generation += 1
         self._store.clear()
 
     # -- reads ----------------------------------------------------------------------------------
@@ -223,6 +228,7 @@ class OxigraphStore:
         except MemoryError as exc:  # the parser's buffer is capped: one term (a literal) over 16 MiB
             raise QueryError(f"collection {self.name}: cannot import {fmt}: a term is larger than the parser's "
                              f"limit of 16 MiB ({exc}); nothing was imported") from exc
+        self.generation += 1
         try:
             self._store.extend(parsed)
         except OSError as exc:

@@ -113,3 +113,27 @@ def test_dense_hits_join_the_fusion(parts) -> None:
     ranked = HybridRetriever(lexical, lib, store, chunk_index=Dense()).chunks("proton", np.ones(3), 5)
     assert [r.id for r in ranked] == ["urn:d1/c0", "urn:d1/c1"]  # both rank 1 of one retriever: ties by id
     assert {f.retriever for r in ranked for f in r.found} == {LEXICAL, DENSE}
+
+
+def test_the_lexical_index_resyncs_only_after_its_source_was_written(
+    parts: tuple[SqliteLibrarian, Fts5Index, OxigraphStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import provgraph.retrieval.hybrid as hybrid
+
+    lib, lexical, store = parts
+    syncs: list[str] = []
+    real_chunks, real_entities = hybrid.sync_chunks, hybrid.sync_entities
+    monkeypatch.setattr(hybrid, "sync_chunks", lambda *a: syncs.append("chunk") or real_chunks(*a))
+    monkeypatch.setattr(hybrid, "sync_entities", lambda *a: syncs.append("entity") or real_entities(*a))
+    lib.add(doc("urn:doc:a", [CONTENT]))
+    store.add([Quad(Iri("urn:e:rutherford"), RDFS.label, Literal("Ernest Rutherford"))])
+    retriever = HybridRetriever(lexical, lib, store)
+    for _ in range(3):  # nothing written in between: one sync of each kind
+        assert [r.id for r in retriever.chunks("Who discovered the proton?", None, 3)] == ["urn:doc:a/c0"]
+        assert [r.id for r in retriever.entities("Who was Rutherford?", None, 3)] == ["urn:e:rutherford"]
+    assert syncs == ["chunk", "entity"]
+    lib.add(doc("urn:doc:b", [OTHER]))
+    store.add([Quad(Iri("urn:e:curie"), RDFS.label, Literal("Marie Curie"))])
+    assert [r.id for r in retriever.chunks("Who isolated radium?", None, 3)] == ["urn:doc:b/c0"]
+    assert [r.id for r in retriever.entities("Who was Marie Curie?", None, 3)][0] == "urn:e:curie"
+    assert syncs == ["chunk", "entity", "chunk", "entity"]
