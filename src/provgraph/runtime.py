@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from provgraph.config import Settings
 from provgraph.errors import ConfigError, InputError, NotFound
@@ -31,10 +31,17 @@ from provgraph.store.collections import create_collection, open_store
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.usearch_index import UsearchIndex, open_index
 
-__all__ = ["Runtime", "EXTRACTORS", "LLM_EXTRACTORS"]
+__all__ = ["Runtime", "Removal", "EXTRACTORS", "LLM_EXTRACTORS"]
 
 LLM_EXTRACTORS = ("definitions", "relationships", "ontology", "agent")
 EXTRACTORS = (*LLM_EXTRACTORS, "cooccurrence")
+
+
+class Removal(NamedTuple):
+    """What removing a document did: quads removed, and traces marked stale by its retraction record."""
+
+    quads: int
+    stale_traces: int
 
 
 class Runtime:
@@ -48,7 +55,6 @@ class Runtime:
         self._opened: list[Any] = []
         self._llm_override = llm
         self._embedder_override = embedder
-        self.last_stale_traces = 0  # traces the last remove_document made stale
         if create:
             create_collection(self.ref)
 
@@ -231,11 +237,11 @@ class Runtime:
 
         return events()
 
-    def remove_document(self, document: Iri) -> int:
+    def remove_document(self, document: Iri) -> Removal:
         """Remove a document, its parts, provenance, chunk vectors and the facts only it supported.
 
-        Returns the number of quads removed (``last_stale_traces`` then says how many traces it made
-        stale); :class:`NotFound` if the document is not loaded.
+        Returns the quads removed and the traces it made stale; :class:`NotFound` if the document is
+        not loaded.
         """
         from provgraph.ingest.removal import remove_document
         from provgraph.rdf.vocab import TG
@@ -247,8 +253,7 @@ class Runtime:
         retraction = retraction_for(self.store, document, at=datetime.now(timezone.utc), reason="removed")
         removed = remove_document(self.store, self.librarian, document, chunk_index=self.chunk_index,
                                   entity_index=self.entity_index, also_add=retraction)
-        self.last_stale_traces = sum(1 for q in retraction if q.p == TG.affectedTrace)
-        return removed
+        return Removal(removed, sum(1 for q in retraction if q.p == TG.affectedTrace))
 
     def sharing(self, settings: Settings) -> Runtime:
         """A runtime for the same collection with other settings (LLM, limits) over this one's open parts.

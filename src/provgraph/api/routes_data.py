@@ -89,7 +89,7 @@ def remove(request: Request, collection: str, document: str) -> dict[str, Any]:
     """Remove a document, its provenance and the facts only it supported."""
     iri = document_iri(document)
     with state_of(request).pool.use(request_settings(request, _path_name(collection)), write=True) as rt:
-        return {"removed": iri.value, "quads": rt.remove_document(iri)}
+        return {"removed": iri.value, "quads": rt.remove_document(iri).quads}
 
 
 @router.get("/collections/{collection}/provenance/{document:path}", tags=["documents"])

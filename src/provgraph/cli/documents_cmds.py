@@ -78,10 +78,9 @@ def documents_remove(
     iri = document_iri(doc)
     with open_runtime(settings) as rt:
         removed = rt.remove_document(iri)
-        affected = rt.last_stale_traces
-    echo(f"removed {iri.value} ({removed} quads)")
-    if affected:
-        echo(f"{affected} trace(s) that used it are now marked stale (provgraph traces show ID)")
+    echo(f"removed {iri.value} ({removed.quads} quads)")
+    if removed.stale_traces:
+        echo(f"{removed.stale_traces} trace(s) that used it are now marked stale (provgraph traces show ID)")
 
 
 def _chunk_branch(parent: Tree, chunk: ChunkNode) -> None:
