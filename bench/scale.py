@@ -34,10 +34,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import percentiles, report  # noqa: E402
+from graph_rag import ZeroLatencyLlm  # noqa: E402
 
 from provgraph.config import load_settings  # noqa: E402
 from provgraph.events import Explain, Final  # noqa: E402
-from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage  # noqa: E402
+from provgraph.models.base import JsonCompletion, Message, Usage  # noqa: E402
 from provgraph.models.jsonrepair import json_completion  # noqa: E402
 from provgraph.runtime import Runtime  # noqa: E402
 
@@ -73,21 +74,13 @@ def make_document(rng: random.Random, names: Sequence[str]) -> str:
     return "\n\n".join(paragraphs) + "\n"
 
 
-class ScriptedLlm:
-    """A zero-latency ChatModel: extraction answers list the chunk's facts; queries pick the first edges."""
+class ScriptedLlm(ZeroLatencyLlm):
+    """bench/graph_rag.py's zero-latency model, whose extraction answers list the chunk's facts."""
 
     name = "bench:scripted"
 
-    def __init__(self) -> None:
-        self.calls = 0
-
     def _usage(self) -> Usage:
         return Usage(500, 400, self.name)
-
-    async def complete(self, messages: Sequence[Message], **_: Any) -> Completion:
-        self.calls += 1
-        edge_ids = re.findall(r"^([0-9a-f]{8}): ", messages[-1].content, flags=re.MULTILINE)
-        return Completion("\n".join(f'{{"id": "{i}", "reasoning": "listed"}}' for i in edge_ids[:25]), self._usage())
 
     async def complete_json(self, messages: Sequence[Message], *, schema: dict[str, Any], schema_name: str,
                             **_: Any) -> JsonCompletion:
@@ -99,19 +92,6 @@ class ScriptedLlm:
             body = {"relationships": [{"subject": s, "predicate": v, "object": o, "object_is_literal": False}
                                       for s, v, o in FACT.findall(content)]}
         return json_completion(json.dumps(body), self._usage(), schema, model=self.name, schema_name=schema_name)
-
-    def stream(self, messages: Sequence[Message], **_: Any) -> StreamResult:
-        self.calls += 1
-
-        async def pieces() -> AsyncIterator[str | Usage]:
-            for word in ("The", " graph", " says", " so", " [1]."):
-                yield word
-            yield self._usage()
-
-        return StreamResult(pieces(), self.name)
-
-    async def aclose(self) -> None:
-        return None
 
 
 def load_now() -> str:
