@@ -26,7 +26,7 @@ from pathlib import Path
 from provgraph.errors import IndexError_, InputError, StoreError
 
 __all__ = ["CollectionRef", "check_name", "MARKER", "MARKER_FORMAT", "read_marker", "write_marker", "note_part", "forget_part",
-           "verify_part", "part_files"]
+           "verify_part", "part_files", "replace_durably", "sync_dir"]
 
 MARKER = "collection.json"
 MARKER_FORMAT = 1
@@ -120,7 +120,31 @@ def write_marker(ref: CollectionRef, data: dict[str, object]) -> None:
     path = ref.root / MARKER
     tmp = path.with_name(f".{MARKER}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    replace_durably(tmp, path)
+
+
+def sync_dir(folder: Path) -> None:
+    """fsync a folder, so that names created, renamed or removed in it survive a power cut."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def replace_durably(tmp: Path, target: Path) -> None:
+    """Make the written file ``tmp`` durable (fsync), rename it to ``target``, fsync the folder.
+
+    A reader sees the old file or the whole new one, and after a power cut the new one is there
+    whole once this has returned.
+    """
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, target)
+    sync_dir(target.parent)
 
 
 def note_part(ref: CollectionRef, part: str) -> None:

@@ -1,5 +1,10 @@
 """A full disk during load, and truncated or bit-flipped files of every kind.
 
+Every kind of file a collection writes: the store's CURRENT and a table file, the librarian's
+database and its blob files (document bytes), each vector index's records and its HNSW graph.
+Blob files and HNSW graphs are made here at a small size (a lower inline limit and HNSW
+threshold), the way they are made for a large collection.
+
 The full disk is injected where the writes happen: SQLite's own "database or disk is full" (a
 page limit on the vector records, with SQLite's real automatic rollback), and ENOSPC from the
 quad store and from a flush. Each gives one line with the real cause; loading again afterwards
@@ -9,6 +14,7 @@ quad store and from a flush. Each gives one line with the real cause; loading ag
 from __future__ import annotations
 
 import errno
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -17,8 +23,10 @@ import pytest
 
 from provgraph.config import load_settings
 from provgraph.layout import CollectionRef
+from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.records import RecordTable
+from provgraph.vectors.usearch_index import UsearchIndex
 from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
 
@@ -96,17 +104,48 @@ def _flip(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+@pytest.fixture
+def large_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Documents' bytes in blob files and every index with a saved HNSW graph, as at scale."""
+    lib_init, index_init = SqliteLibrarian.__init__, UsearchIndex.__init__
+
+    def lib(self: SqliteLibrarian, path: Path, **kw: int) -> None:
+        lib_init(self, path, inline_limit=2500)  # documents (3-4 kB) are files, chunks (2,000 chars) inline
+
+    def index(self: UsearchIndex, folder: Path, **kw: object) -> None:
+        index_init(self, folder, **{**kw, "exact_threshold": 1})  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SqliteLibrarian, "__init__", lib)
+    monkeypatch.setattr(UsearchIndex, "__init__", index)
+
+
+def _blob(ref: CollectionRef) -> Path:
+    doc = ref.librarian_dir / "blobs"
+    files = sorted(p for p in doc.rglob("*") if p.is_file())
+    assert files, "the documents' bytes are blob files"
+    return files[0]
+
+
 def _files(ref: CollectionRef) -> dict[str, Path]:
     ssts = sorted(ref.store_dir.glob("*.sst"), key=lambda p: p.stat().st_size)
-    return {"store-current": ref.store_dir / "CURRENT", "store-table": ssts[-1],
-            "librarian": ref.librarian_dir / "librarian.sqlite3",
-            "vectors": ref.vectors_dir / "chunks" / "records.sqlite"}
+    found = {"store-current": ref.store_dir / "CURRENT", "store-table": ssts[-1],
+             "librarian": ref.librarian_dir / "librarian.sqlite3",
+             "vectors": ref.vectors_dir / "chunks" / "records.sqlite",
+             "vectors-graph": ref.vectors_dir / "chunks" / "ann.usearch"}
+    if (ref.librarian_dir / "blobs").is_dir():
+        found["librarian-blob"] = _blob(ref)
+    return found
+
+
+KINDS = ["store-current", "store-table", "librarian", "librarian-blob", "vectors", "vectors-graph"]
 
 
 @pytest.mark.parametrize("damage", [_truncate, _flip], ids=["truncated", "bit-flipped"])
-@pytest.mark.parametrize("kind", ["store-current", "store-table", "librarian", "vectors"])
-def test_a_damaged_file_gives_one_line_and_destroys_nothing(corpus: Path, kind: str,
-                                                            damage: Callable[[Path], None]) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_damaged_file_gives_one_line_and_destroys_nothing(corpus: Path, kind: str, damage: Callable[[Path], None],
+                                                            request: pytest.FixtureRequest) -> None:
+    if kind in ("librarian-blob", "vectors-graph"):
+        request.getfixturevalue("large_parts")
     ref = _loaded(corpus)
     run("check")  # closes everything cleanly: every file is at rest
     target = _files(ref)[kind]
@@ -116,7 +155,7 @@ def test_a_damaged_file_gives_one_line_and_destroys_nothing(corpus: Path, kind: 
                                                               "--llm", "none"), ("check",))]
     for r in results:
         assert "Traceback" not in r.err
-        assert len([line for line in r.err.splitlines() if line.startswith("error:")]) <= 1
+        assert len([line for line in r.err.splitlines() if line.startswith("error:")]) <= 1, r.err
     check = results[-1]
     assert check.code != 0, check.out  # check reports the damage
     named = target.parent if kind.startswith("store") else target  # RocksDB names the part of its folder at fault
@@ -125,3 +164,71 @@ def test_a_damaged_file_gives_one_line_and_destroys_nothing(corpus: Path, kind: 
     assert after[target] == before[target]  # the damaged file is kept as it is, for a backup or forensics
     kept = {p for p in before if p.suffix in (".sqlite", ".sqlite3")}  # RocksDB compacts and rotates on its own
     assert kept <= set(after)
+
+
+def _final(out: str) -> tuple[list[str], str]:
+    final = json.loads(out.strip().splitlines()[-1])
+    return [s["chunk"] for s in final["sources"]], final["answer"]
+
+
+def _errors(err: str) -> list[str]:
+    assert "Traceback" not in err
+    return [line for line in err.splitlines() if line.startswith("error:")]
+
+
+@pytest.mark.parametrize("damage", [_truncate, _flip], ids=["truncated", "bit-flipped"])
+def test_a_damaged_hnsw_graph_is_named_and_check_repair_rebuilds_it(corpus: Path, large_parts: None,
+                                                                    damage: Callable[[Path], None]) -> None:
+    ref = _loaded(corpus)
+    question = ("document-rag", "-q", "Who founded the Radium Institute?", "--llm", "none", "--format", "json")
+    answer = run(*question)
+    assert answer.code == 0, answer.err
+    graph = ref.vectors_dir / "chunks" / "ann.usearch"
+    damage(graph)
+    damaged = graph.read_bytes()
+    r = run(*question[:-2])
+    assert r.code == 4 and _errors(r.err) == [
+        f"error: vector index file {graph} is damaged (its SHA-256 is not the one recorded when it was saved): "
+        "move it aside and rebuild it from the records: provgraph check --repair -C default"], r.err
+    assert graph.read_bytes() == damaged  # nothing written over it
+    r = run("check")
+    assert r.code == 1 and f"problem: index-graph-damaged {graph}: " in r.out, r.out
+    r = run("check", "--repair")
+    assert r.code == 0 and r.out.rstrip().endswith("consistent"), r.out
+    aside = [p for p in graph.parent.iterdir() if p.name.startswith("ann.usearch.damaged-")]
+    assert len(aside) == 1 and aside[0].read_bytes() == damaged  # kept, moved aside
+    assert f"repaired: moved the HNSW graph of chunks to {aside[0]}; rebuilt it" in r.out
+    assert run("check").code == 0
+    assert _final(run(*question).out) == _final(answer.out)  # the rebuilt graph picks and answers as before
+
+
+def test_a_missing_hnsw_graph_is_named_and_check_repair_rebuilds_it(corpus: Path, large_parts: None) -> None:
+    ref = _loaded(corpus)
+    graph = ref.vectors_dir / "entities" / "ann.usearch"
+    graph.unlink()
+    r = run("graph-rag", "-q", "Who founded the Radium Institute?", "--llm", "none")
+    assert r.code == 4 and _errors(r.err) == [f"error: vector index file {graph} is missing or unreadable (No such file "
+                                              "or directory): move it aside and rebuild it from the records: "
+                                              "provgraph check --repair -C default"], r.err
+    r = run("check", "--repair")
+    assert r.code == 0 and "repaired: rebuilt the missing HNSW graph of entities" in r.out, r.out
+    assert graph.is_file() and run("check").code == 0
+
+
+@pytest.mark.parametrize("damage", [_truncate, _flip, Path.unlink], ids=["truncated", "bit-flipped", "missing"])
+def test_lost_document_bytes_are_reported_and_repair_says_it_cannot_derive_them(
+        corpus: Path, large_parts: None, damage: Callable[[Path], None]) -> None:
+    ref = _loaded(corpus)
+    assert run("check").code == 0
+    blob = _blob(ref)
+    damage(blob)
+    kept = blob.read_bytes() if blob.exists() else None
+    documents = run("documents", "list", "--format", "json")
+    assert documents.code == 0, documents.err  # the rest of the collection still works
+    r = run("check")
+    assert r.code == 1, r.out
+    lost = [line for line in r.out.splitlines() if line.startswith("problem: bytes-lost ")]
+    assert lost and all(str(blob) in line and "restore a backup" in line for line in lost), r.out
+    r = run("check", "--repair")
+    assert r.code == 1 and "cannot repair: bytes-lost " in r.out and str(blob) in r.out, r.out
+    assert (blob.read_bytes() if blob.exists() else None) == kept  # nothing recreated over it

@@ -20,6 +20,7 @@ from provgraph.config import Settings, load_settings
 from provgraph.explain.neutralise import escape_json, neutralise
 from provgraph.errors import (
     ConfigError,
+    IndexError_,
     InputError,
     ModelError,
     NotFound,
@@ -161,7 +162,7 @@ def exit_code_for(exc: ProvgraphError) -> int:
         return 2
     if isinstance(exc, NotFound):
         return 3
-    if isinstance(exc, StoreError):
+    if isinstance(exc, (StoreError, IndexError_)):  # the quad store, the librarian or a vector index
         return 4
     if isinstance(exc, ModelError):
         return 5

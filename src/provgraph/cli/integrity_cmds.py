@@ -35,14 +35,22 @@ def check(
         rt.store, rt.librarian  # noqa: B018 - a store or librarian that cannot be opened is reported as it is
         for name, attr in _INDEXES.items():
             try:
-                getattr(rt, attr)
+                index = getattr(rt, attr)
             except IndexError_ as exc:
                 problems.append(Problem("index-unreadable", str(rt.ref.vectors_dir / name), str(exc), True))
                 if fix:
                     aside = rt.set_aside_index(name)
                     done.append(f"moved the unreadable index {name} to {aside}; rebuilding it" if aside
                                 else f"recreating the missing index {name}")
-        if problems and not fix:
+                continue
+            why = index.graph_problem()
+            if why:
+                problems.append(Problem("index-graph-damaged", str(index.graph_path), why, True))
+                if fix:
+                    aside = index.rebuild_graph()
+                    done.append(f"moved the HNSW graph of {name} to {aside}; rebuilt it from the index's records"
+                                if aside else f"rebuilt the missing HNSW graph of {name} from the index's records")
+        if any(p.kind == "index-unreadable" for p in problems) and not fix:
             found = problems
         else:
             parts = Parts(rt.store, rt.librarian, rt.chunk_index, rt.entity_index, rt.embedder)

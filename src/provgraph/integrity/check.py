@@ -7,7 +7,9 @@ Invariants (the librarian and the store are the sources; vectors are derived):
 * every store document is in the librarian;
 * no page, section or chunk without its document, no subgraph without its chunk;
 * every chunk of a complete document has its vector, and no chunk vector is left over;
-* every entity with support has a vector, and none without.
+* every entity with support has a vector, and none without;
+* every blob file of the librarian is there with the bytes its name (SHA-256) says; each index's
+  saved HNSW graph matches the SHA-256 recorded with it (checked by the command, which opens them).
 
 Repair removes orphans from the store and rebuilds vectors; it never removes a document or a
 librarian record, and says what it cannot fix.
@@ -107,6 +109,10 @@ def find_problems(parts: Parts) -> list[Problem]:
             problems.append(Problem("chunks-differ", doc, f"{len(lib_chunks - st_chunks)} chunk(s) only in the "
                                     f"librarian, {len(st_chunks - lib_chunks)} only in the store: load it again "
                                     "or restore a backup", False))
+    for record, kind, path, why in lib.damaged_blobs():
+        problems.append(Problem("bytes-lost", record, f"the {kind}'s stored bytes {path} are {why}; they cannot be "
+                                "derived: restore a backup, or remove the document (`provgraph documents remove`) "
+                                "and load its file again", False))
     problems += _store_orphans(store, chunks)
     problems += _vector_problems(parts, complete & in_store, in_lib - complete)
     return problems

@@ -2,20 +2,22 @@
 
 Small blobs (pages, chunks, answers: up to ``INLINE_LIMIT`` bytes) live in the librarian's SQLite
 table ``blobs``, inside the caller's transaction, so thousands of chunks cost no file each. Larger
-ones are files ``<dir>/blobs/ab/cdef…``, written to a temporary name and renamed into place, so
-a reader never sees a half-written blob. Deciding when a blob is unused is the caller's job.
+ones are files ``<dir>/blobs/ab/cdef…``, written to a temporary name, fsynced, renamed into place
+and their folder fsynced, so a reader never sees a half-written blob and a blob ``put`` has
+returned survives a power cut (the completion record, written later, can rely on it). Deciding when a
+blob is unused is the caller's job.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 from provgraph.errors import StoreError
+from provgraph.layout import replace_durably, sync_dir
 
 __all__ = ["BlobStore", "sha256_hex", "INLINE_LIMIT", "BLOB_TABLE"]
 
@@ -62,13 +64,20 @@ class BlobStore:
             return digest, False
         tmp = target.parent / f".tmp-{uuid.uuid4().hex}"
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            self._make_folder(target.parent)
             tmp.write_bytes(data)
-            os.replace(tmp, target)
+            replace_durably(tmp, target)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
             raise StoreError(f"librarian: cannot write blob {target}: {exc.strerror or exc}") from exc
         return digest, True
+
+    def _make_folder(self, folder: Path) -> None:
+        """Create ``folder`` (and ``root``) if missing, each new name made durable in its parent."""
+        for level in (self.root, folder):
+            if not level.is_dir():
+                level.mkdir(parents=True, exist_ok=True)
+                sync_dir(level.parent)
 
     def put_many(self, blobs: dict[str, bytes]) -> list[str]:
         """Store many blobs (digest → bytes); returns the digests written as new FILES."""
@@ -98,6 +107,16 @@ class BlobStore:
         if sha256_hex(data) != digest:
             raise StoreError(f"librarian: blob {target} is damaged (its SHA-256 does not match its name)")
         return data
+
+    def damage(self, digest: str) -> str | None:
+        """What is wrong with the stored blob ``digest`` (missing, or bytes not matching), or None."""
+        if self._inline(digest) is not None:
+            return None
+        try:
+            data = self.path(digest).read_bytes()
+        except OSError as exc:
+            return f"missing or unreadable ({exc.strerror or exc})"
+        return None if sha256_hex(data) == digest else "damaged (its SHA-256 does not match its name)"
 
     def delete(self, digest: str) -> None:
         """Delete blob ``digest`` if present (and its folder when it becomes empty)."""

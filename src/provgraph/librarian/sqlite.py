@@ -7,7 +7,8 @@ A record's content and its text are both blobs; when the text is the content dec
 UTF-8 (pages, chunks, answers, text documents) they are the same blob. Writers serialise on
 SQLite's write lock (``BEGIN IMMEDIATE``), and blob files are written and deleted only while
 it is held, so a blob is never deleted under a record that another process is adding.
-Blobs are not fsynced: after a power cut, a damaged blob is reported, never served.
+Blob files are durable before ``add`` returns (fsynced, renamed, folder fsynced); a damaged one is
+reported (``damaged_blobs``, ``provgraph check``), never served.
 """
 
 from __future__ import annotations
@@ -395,6 +396,15 @@ class SqliteLibrarian:
                     cache[digest] = self._blobs.get(digest).decode("utf-8")
                 out[rid] = cache[digest]
         return out
+
+    def damaged_blobs(self) -> builtins.list[tuple[str, str, Path, str]]:
+        """Records whose bytes or text file is missing or damaged: (id, kind, file, what is wrong)."""
+        query = ("SELECT id, kind, h FROM (SELECT id, kind, content_hash AS h FROM records UNION SELECT id, kind,"
+                 " text_hash FROM records) WHERE h NOT IN (SELECT digest FROM blobs) ORDER BY id")
+        with self._lock, self._errors("blob check"):
+            rows = self._conn().execute(query).fetchall()
+            found = {h: self._blobs.damage(h) for h in {r[2] for r in rows}}
+        return [(r[0], r[1], self._blobs.path(r[2]), found[r[2]]) for r in rows if found[r[2]]]  # type: ignore[misc]
 
     def list(self, kind: RecordKind | None = None, parent: str | None = None) -> builtins.list[Record]:
         """Records of ``kind`` and/or under ``parent``: by number under a parent, else oldest first."""

@@ -1,6 +1,6 @@
 """The records of one vector index: SQLite on disk, mirrored in memory for exact search.
 
-``records.sqlite`` holds ``meta`` (model, dimension, generation, next_key, ann_generation) and
+``records.sqlite`` holds ``meta`` (model, dimension, generation, next_key, ann_generation, ann_digest) and
 ``records`` (integer key, id, payload JSON, float32 vector). Every write is one transaction and
 bumps ``generation``, which derived structures (the HNSW graph) compare against to know whether
 they are current. In memory: a float32 matrix, keys, ids and payloads by row (deleting a row
@@ -76,6 +76,7 @@ class RecordTable:
         self.dimension = int(meta["dimension"])
         self.generation = int(meta["generation"])
         self.ann_generation = int(meta.get("ann_generation", -1))
+        self.ann_digest: str = meta.get("ann_digest", "")
         self._next_key = int(meta["next_key"])
         try:
             self._load()
@@ -186,11 +187,12 @@ class RecordTable:
             self._drop(record_id, key)
         return keys
 
-    def set_ann_generation(self, generation: int) -> None:
-        """Record that the saved HNSW graph matches ``generation``."""
+    def set_ann_generation(self, generation: int, digest: str = "") -> None:
+        """Record that the saved HNSW graph (its file's SHA-256 ``digest``) matches ``generation``."""
         with self._transaction() as tx:
-            tx.execute("INSERT OR REPLACE INTO meta VALUES ('ann_generation', ?)", (str(generation),))
-        self.ann_generation = generation
+            tx.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                           [("ann_generation", str(generation)), ("ann_digest", digest)])
+        self.ann_generation, self.ann_digest = generation, digest
 
     def close(self) -> None:
         """Close the database; idempotent."""

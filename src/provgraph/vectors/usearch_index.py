@@ -7,17 +7,21 @@ Folder ``{dir}/{name}/``:
 
 The records are the source of truth, durable after each write. Once the index holds
 ``exact_threshold`` records, the HNSW graph is built (during the write that crosses it), kept in
-step with later writes, and saved by ``flush()``/``close()``. On open it is loaded only if it was
-saved at the records' current generation; otherwise it is rebuilt when first needed.
+step with later writes, and saved by ``flush()``/``close()`` (written aside, fsynced, renamed, the
+folder fsynced; its SHA-256 recorded with the generation). It is loaded only if it was saved at the
+records' current generation; otherwise it is rebuilt when first needed. A saved current graph that
+is missing or does not match its SHA-256 is an error naming the file (``provgraph check --repair``
+moves it aside and rebuilds it from the records), never silently used or written over.
 A filter is resolved to its records first (payload postings): a selective one is searched
 exactly over those records, a broad one over-fetches from the graph in proportion.
 """
 
 from __future__ import annotations
 
-import os
+import hashlib
 import re
 import threading
+from datetime import datetime, timezone
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from provgraph.errors import IndexError_, InputError
+from provgraph.layout import replace_durably
 from provgraph.vectors.base import Hit
 from provgraph.vectors.records import RecordTable
 
@@ -74,6 +79,11 @@ class UsearchIndex:
     def model(self) -> str:
         """The embedding model recorded at creation."""
         return self._records.model
+
+    @property
+    def graph_path(self) -> Path:
+        """The HNSW graph file (a cache of the records)."""
+        return self._ann_path
 
     @property
     def dimension(self) -> int:
@@ -163,18 +173,45 @@ class UsearchIndex:
         with self._lock:
             if self._records.closed:
                 return
-            if self._records.n >= self._exact_threshold:
-                self._ensure_ann()
+            records = self._records
+            if records.n >= self._exact_threshold and records.ann_generation != records.generation:
+                self._ensure_ann()  # not saved at this generation yet (a saved one is current: leave it)
             if self._ann is None or not self._ann_dirty:
                 return
+            if records.ann_generation == records.generation:  # replacing a current file: forget it first
+                records.set_ann_generation(-1)
             tmp = self._ann_path.with_suffix(".tmp")
             try:
                 self._ann.save(str(tmp))
-                os.replace(tmp, self._ann_path)
+                digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
+                replace_durably(tmp, self._ann_path)
             except (OSError, RuntimeError) as exc:
-                raise IndexError_(f"vector index {self._records.folder}: cannot save the HNSW graph: {exc}") from exc
-            self._records.set_ann_generation(self._records.generation)
+                raise IndexError_(f"vector index {records.folder}: cannot save the HNSW graph: {exc}") from exc
+            records.set_ann_generation(records.generation, digest)
             self._ann_dirty = False
+
+    def graph_problem(self) -> str | None:
+        """What is wrong with the saved HNSW graph file (one line naming it), or None when it is sound."""
+        with self._lock:
+            try:
+                self._read_ann()
+            except IndexError_ as exc:
+                return str(exc)
+            return None
+
+    def rebuild_graph(self) -> Path | None:
+        """Move the saved graph file aside (kept) and rebuild it from the records; returns where it went."""
+        with self._lock:
+            aside = None
+            if self._ann_path.exists():
+                aside = self._ann_path.with_name(f"ann.usearch.damaged-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
+                self._ann_path.rename(aside)
+            self._records.set_ann_generation(-1)
+            self._ann = None
+            if self._records.n >= self._exact_threshold:
+                self._ensure_ann()
+            self.flush()
+            return aside
 
     def close(self) -> None:
         """Flush and close; idempotent."""
@@ -263,16 +300,35 @@ class UsearchIndex:
 
     def _load_current_ann(self) -> None:
         """Load the saved graph if it matches the records' generation (a write must keep it current)."""
+        if self._ann is None:
+            ann = self._read_ann()
+            if ann is not None:
+                self._ann, self._ann_dirty = ann, False
+
+    def _read_ann(self) -> Any:
+        """The saved graph if it was saved at the current generation, else None; IndexError_ when damaged."""
         records = self._records
-        if self._ann is not None or records.ann_generation != records.generation or not self._ann_path.is_file():
-            return
+        if records.ann_generation != records.generation:
+            return None
+        fix = (f"move it aside and rebuild it from the records: provgraph check --repair -C "
+               f"{records.folder.parent.parent.name}")
+        try:
+            data = self._ann_path.read_bytes()
+        except OSError as exc:
+            raise IndexError_(f"vector index file {self._ann_path} is missing or unreadable ({exc.strerror or exc}):"
+                              f" {fix}") from exc
+        if records.ann_digest and hashlib.sha256(data).hexdigest() != records.ann_digest:
+            raise IndexError_(f"vector index file {self._ann_path} is damaged (its SHA-256 is not the one recorded"
+                              f" when it was saved): {fix}")
         ann = self._new_ann()
         try:
-            ann.load(str(self._ann_path))
-        except (RuntimeError, ValueError, OSError):
-            return  # a damaged cache: rebuilt from the records when needed
-        if len(ann) == records.n:
-            self._ann, self._ann_dirty = ann, False
+            ann.load(data)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise IndexError_(f"vector index file {self._ann_path} is damaged ({exc}): {fix}") from exc
+        if len(ann) != records.n:
+            raise IndexError_(f"vector index file {self._ann_path} is damaged (it holds {len(ann)} vectors, the "
+                              f"records {records.n}): {fix}")
+        return ann
 
     def _unit_rows(self, vectors: np.ndarray) -> np.ndarray:
         matrix = np.asarray(vectors, dtype=np.float32)
