@@ -124,6 +124,22 @@ class Runtime:
         folder.rename(aside)
         return aside
 
+    def backup(self, file: Path, *, wait: float = 0.0) -> dict[str, object]:
+        """Write a backup archive of this collection to ``file``; returns its manifest (docs/integrity.md).
+
+        Consistent while the collection is in use: this runtime's store is copied by RocksDB's own
+        checkpoint. When another process has the store open, waits up to ``wait`` seconds for it,
+        then raises StoreUnavailable (one line saying what to do).
+        """
+        from provgraph.errors import StoreUnavailable
+        from provgraph.integrity.backup import make_backup, settings_that_matter
+
+        try:
+            store: OxigraphStore | None = self.store
+        except StoreUnavailable:
+            store = None  # another process has it: make_backup waits for it, or refuses
+        return make_backup(self.ref, Path(file), settings=settings_that_matter(self.settings), store=store, wait=wait)
+
     @cached_property
     def entity_index(self) -> UsearchIndex:
         """Entity vectors (payload: entity, label, definition, chunks)."""

@@ -97,23 +97,3 @@ def test_kill_9_at_seeded_moments_then_reload_recovers(corpus: Path, monkeypatch
         r = run(*load, "-C", name)
         assert r.code == 0, r.err
         assert _graph(name) == graph and _consistent(name) and _picks(name) == picks
-
-
-def test_backup_while_a_load_runs_restores_to_a_collection_a_reload_completes(corpus: Path, tmp_path: Path) -> None:
-    home = Path(os.environ["PROVGRAPH_HOME"])
-    load = ["load", str(corpus), "--chunk-size", "600", "--chunk-overlap", "50", "--llm", "none"]
-    proc = _killer(home, 0, *load, "-C", "busy")
-    marker = home / "users" / "default" / "collections" / "busy" / "librarian" / "librarian.sqlite3"
-    deadline = time.monotonic() + 120
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
-    archive = tmp_path / "busy.tar"
-    r = run("backup", "-C", "busy", str(archive))
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, err
-    assert r.code == 0, r.err
-    assert run("restore", str(archive), "-C", "copy").code == 0
-    assert run(*load, "-C", "copy").code == 0  # documents that were in flight are redone
-    assert _graph("copy") == _graph("busy")
-    assert _consistent("copy") and _picks("copy") == _picks("busy")

@@ -8,7 +8,7 @@ import typer
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, open_runtime, settings_from
 from provgraph.errors import IndexError_
-from provgraph.integrity.backup import make_backup, restore_backup
+from provgraph.integrity.backup import restore_backup
 from provgraph.integrity.check import Parts, Problem, find_problems, repair
 from provgraph.layout import CollectionRef
 
@@ -90,15 +90,16 @@ def backup(
     file: Path = typer.Argument(..., help="Archive to write (a .tar file)."),
     collection: str = COLLECTION_OPTION,
     user: str = USER_OPTION,
+    wait: float = typer.Option(0.0, "--wait", min=0.0, help="Seconds to wait for another process that has the "
+                               "collection open (a running `load`); by default refuse at once."),
 ) -> None:
     """Write a consistent, complete, versioned archive of a collection (it may be in use meanwhile).
 
     Example: provgraph backup -C demo demo-backup.tar
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    matter: dict[str, object] = {"embedder": settings.embedder, "embedder_model": settings.embedder_model, "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
-              "entity_base": settings.entity_base, "extractors": settings.extractors}
-    manifest = make_backup(CollectionRef(settings.home, settings.user, settings.collection), file, settings=matter)
+    with open_runtime(settings) as rt:
+        manifest = rt.backup(file, wait=wait)
     counts = manifest["counts"]
     echo(f"wrote {file}: {counts['documents']} document(s), {counts['quads']} quads, "  # type: ignore[index]
                f"{counts['chunk_vectors']} chunk and {counts['entity_vectors']} entity vector(s)")  # type: ignore[index]

@@ -8,10 +8,11 @@ Archive members::
     store.nq                        every quad of every graph (N-Quads, triple terms included)
     vectors/NAME/records.sqlite     each vector index's records (the HNSW graph is rebuilt)
 
-Taken in that order while the collection may be in use: the librarian snapshot holds the
-completion records, and a document is complete only after its quads and vectors are durable, so
-every complete document of the snapshot is whole in the later parts. Documents in flight come
-back incomplete; the next ``load`` redoes them. Restore builds the collection in a staging folder
+Taken while the collection may be in use: every part is copied while the librarian's write lock
+is held (cheap copies: snapshots, hard links, a RocksDB checkpoint), so the completion records of
+the snapshot describe the copied store and vectors: every complete document is whole. Documents
+in flight come back incomplete; the next ``load`` redoes them. The store must be open in this
+process (a server backs up what it serves) or free to open; another process's store is never read. Restore builds the collection in a staging folder
 and moves it into place; it refuses to replace a non-empty collection unless forced.
 """
 
@@ -24,23 +25,32 @@ import shutil
 import sqlite3
 import tarfile
 import tempfile
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pyoxigraph as ox
 
 from provgraph import __version__
+from provgraph.config import Settings
 from provgraph.errors import InputError, NotFound, StoreError, StoreUnavailable
 from provgraph.layout import MARKER, MARKER_FORMAT, CollectionRef, part_files
 from provgraph.librarian.sqlite import DB_NAME
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["BACKUP_FORMAT", "BACKUP_VERSION", "make_backup", "restore_backup"]
+__all__ = ["BACKUP_FORMAT", "BACKUP_VERSION", "make_backup", "restore_backup", "settings_that_matter"]
 
 BACKUP_FORMAT = "provgraph-backup"
 BACKUP_VERSION = 1
 _MEMBER = re.compile(r"^(manifest\.json|store\.nq|librarian/librarian\.sqlite3|librarian/blobs/[0-9a-f]{2}/[0-9a-f]{62}"
                      r"|vectors/[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,63}/records\.sqlite)$")
+
+
+def settings_that_matter(settings: Settings) -> dict[str, object]:
+    """The settings a backup records: those that shaped the collection's data."""
+    return {"embedder": settings.embedder, "embedder_model": settings.embedder_model,
+            "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
+            "entity_base": settings.entity_base, "extractors": settings.extractors}
 
 
 def _snapshot_sqlite(source: Path, target: Path) -> None:
@@ -68,46 +78,52 @@ def _write_lock(db_file: Path) -> sqlite3.Connection:
     return lock
 
 
-def _dump_store(ref: CollectionRef, out: Path) -> int:
-    """Every quad to N-Quads; read-only when another process has the store open for writing."""
-    try:
-        store = OxigraphStore(ref.store_dir, name=str(ref))
-        handle = store._store  # noqa: SLF001 - the backup dumps the backend's own snapshot
-    except StoreUnavailable:
-        store, handle = None, ox.Store.read_only(str(ref.store_dir))
-    try:
-        with out.open("wb") as fh:
-            handle.dump(fh, format=ox.RdfFormat.N_QUADS)
-        return len(handle)
-    finally:
-        if store is not None:
-            store.close()
+def _open_store(ref: CollectionRef, wait: float) -> OxigraphStore:
+    """Open the store for the backup, waiting up to ``wait`` seconds for another process that has it."""
+    deadline = time.monotonic() + max(0.0, wait)
+    while True:
+        try:
+            return OxigraphStore(ref.store_dir, name=str(ref))
+        except StoreUnavailable:
+            if time.monotonic() >= deadline:
+                raise StoreUnavailable(
+                    f"collection {ref} is open in another provgraph process (a `load`, or `provgraph serve`), and a "
+                    "backup needs a consistent copy of its store: run it again when that process has finished, pass "
+                    "--wait SECONDS to wait for it, or take it through the server that has the collection open"
+                ) from None
+            time.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
 
 
-def make_backup(ref: CollectionRef, file: Path, *, settings: dict[str, object] | None = None) -> dict[str, object]:
-    """Write ``file`` (replaced atomically); returns the manifest. ``settings``: those that matter, recorded."""
-    if not ref.exists():
-        raise NotFound(f"collection {ref} does not exist")
-    for part in ("store", "librarian"):
-        if not part_files(ref, part).is_file():
-            raise StoreError(f"collection {ref}: {part_files(ref, part)} is missing: nothing to back up")
-    file = Path(file)
-    with tempfile.TemporaryDirectory(prefix=".provgraph-backup-", dir=file.parent if file.parent.is_dir() else None) as tmp:
-        staging = Path(tmp)
-        (staging / "librarian").mkdir()
-        lock = _write_lock(ref.librarian_dir / DB_NAME)
-        try:  # blobs are written and deleted only under the write lock: copy them while holding it
-            _snapshot_sqlite(ref.librarian_dir / DB_NAME, staging / "librarian" / DB_NAME)
-            if (ref.librarian_dir / "blobs").is_dir():
-                shutil.copytree(ref.librarian_dir / "blobs", staging / "librarian" / "blobs")
-        finally:
-            lock.execute("ROLLBACK")
-            lock.close()
-        lib = sqlite3.connect(staging / "librarian" / DB_NAME)
-        documents = lib.execute("SELECT count(*) FROM records WHERE kind = 'document'").fetchone()[0]
-        complete = lib.execute("SELECT count(*) FROM completions").fetchone()[0]
-        lib.close()
-        quads = _dump_store(ref, staging / "store.nq")
+def _link_tree(source: Path, target: Path) -> None:
+    """Hard-link (or, across file systems, copy) every file under ``source`` into ``target``."""
+    for path in sorted(source.rglob("*")):
+        if path.is_file() and not path.name.startswith(".tmp-"):
+            dest = target / path.relative_to(source)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(path, dest)
+            except OSError:
+                shutil.copy2(path, dest)
+
+
+def _freeze(ref: CollectionRef, store: OxigraphStore, staging: Path) -> dict[str, dict[str, object]]:
+    """One consistent copy of every part into ``staging``, taken while writers of the librarian wait.
+
+    Cheap, so the lock is held briefly: SQLite backup-API snapshots, hard links to the (immutable)
+    blob files, and a RocksDB checkpoint (hard links to its immutable tables). A document
+    complete in the librarian snapshot was whole in the store and vectors before it was marked, and
+    cannot be changed or removed meanwhile (that drops its completion record first, under the lock).
+    """
+    (staging / "librarian").mkdir()
+    lock = _write_lock(ref.librarian_dir / DB_NAME)
+    try:
+        _snapshot_sqlite(ref.librarian_dir / DB_NAME, staging / "librarian" / DB_NAME)
+        if (ref.librarian_dir / "blobs").is_dir():
+            _link_tree(ref.librarian_dir / "blobs", staging / "librarian" / "blobs")
+        try:
+            store._store.backup(str(staging / "_checkpoint"))  # noqa: SLF001 - RocksDB's consistent checkpoint
+        except (OSError, RuntimeError) as exc:
+            raise StoreError(f"backup: cannot copy the store of {ref}: {str(exc).splitlines()[0]}") from exc
         indexes: dict[str, dict[str, object]] = {}
         for folder in sorted(p for p in ref.vectors_dir.glob("*") if (p / "records.sqlite").is_file()):
             if ".damaged-" in folder.name:
@@ -115,13 +131,71 @@ def make_backup(ref: CollectionRef, file: Path, *, settings: dict[str, object] |
             (staging / "vectors" / folder.name).mkdir(parents=True)
             target = staging / "vectors" / folder.name / "records.sqlite"
             _snapshot_sqlite(folder / "records.sqlite", target)
-            db = sqlite3.connect(target)
+            indexes[folder.name] = {}
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    for name in list(indexes):
+        db = sqlite3.connect(staging / "vectors" / name / "records.sqlite")
+        try:
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             count = db.execute("SELECT count(*) FROM records").fetchone()[0]
             db.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.Error:
+            meta, count = {}, 0
+        finally:
             db.close()
-            indexes[folder.name] = {"model": meta.get("model"), "dimension": int(meta.get("dimension", 0)),
-                                    "records": count}
+        if not meta:  # being created at that moment: it held nothing yet
+            shutil.rmtree(staging / "vectors" / name)
+            del indexes[name]
+            continue
+        indexes[name] = {"model": meta.get("model"), "dimension": int(meta.get("dimension", 0)), "records": count}
+    return indexes
+
+
+def _dump_checkpoint(checkpoint: Path, out: Path) -> int:
+    """Every quad of the checkpoint to N-Quads; returns how many (of that same copy)."""
+    copy = ox.Store(str(checkpoint))
+    try:
+        with out.open("wb") as fh:
+            copy.dump(fh, format=ox.RdfFormat.N_QUADS)
+        return len(copy)
+    finally:
+        del copy
+        shutil.rmtree(checkpoint, ignore_errors=True)
+
+
+def make_backup(ref: CollectionRef, file: Path, *, settings: dict[str, object] | None = None,
+                store: OxigraphStore | None = None, wait: float = 0.0) -> dict[str, object]:
+    """Write ``file`` (replaced atomically); returns the manifest. ``settings``: those that matter, recorded.
+
+    ``store``: the collection's store when this process has it open (a server backs up what it serves);
+    otherwise it is opened here, waiting up to ``wait`` seconds for another process that has it open,
+    then refused with one line (reading a store another process writes is not consistent).
+    """
+    if not ref.exists():
+        raise NotFound(f"collection {ref} does not exist")
+    for part in ("store", "librarian"):
+        if not part_files(ref, part).is_file():
+            raise StoreError(f"collection {ref}: {part_files(ref, part)} is missing: nothing to back up")
+    file = Path(file)
+    if not file.parent.is_dir():
+        raise InputError(f"{file}: cannot write the backup (no such folder {file.parent})")
+    own = store is None
+    opened = _open_store(ref, wait) if store is None else store
+    # staged inside the collection's folder: the same file system, so blobs and store tables are hard links
+    with tempfile.TemporaryDirectory(prefix=".backup-", dir=ref.root) as tmp:
+        staging = Path(tmp)
+        try:
+            indexes = _freeze(ref, opened, staging)
+        finally:
+            if own:
+                opened.close()
+        lib = sqlite3.connect(staging / "librarian" / DB_NAME)
+        documents = lib.execute("SELECT count(*) FROM records WHERE kind = 'document'").fetchone()[0]
+        complete = lib.execute("SELECT count(*) FROM completions").fetchone()[0]
+        lib.close()
+        quads = _dump_checkpoint(staging / "_checkpoint", staging / "store.nq")
         manifest: dict[str, object] = {
             "format": BACKUP_FORMAT, "version": BACKUP_VERSION, "provgraph": __version__,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
