@@ -21,6 +21,7 @@ import pytest
 
 from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
+from tests.fault.killer import make_parts_large
 
 pytestmark = pytest.mark.fault
 
@@ -30,8 +31,8 @@ SEED = 1107
 _TIME = re.compile(r'"[^"]*"\^\^<http://www\.w3\.org/2001/XMLSchema#dateTime>')
 
 
-def _killer(home: Path, kill_at: int, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PROVGRAPH_HOME": str(home)}
+def _killer(home: Path, kill_at: int, *args: str, large: bool = False) -> subprocess.Popen[str]:
+    env = {**os.environ, "PROVGRAPH_HOME": str(home), "KILLER_LARGE_PARTS": "1" if large else "0"}
     return subprocess.Popen([sys.executable, "-m", "tests.fault.killer", str(kill_at), *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -66,6 +67,23 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+PHASES = {"SqliteLibrarian.add", "OxigraphStore.apply", "RecordTable.upsert", "OxigraphStore.flush",
+          "SqliteLibrarian.mark_complete"}
+"""Librarian records, quads (source and extraction subgraphs), vectors, the flush, the completion record."""
+
+
+def _moments(named: list[str], rng: random.Random) -> list[int]:
+    """Seeded kill moments (1-based): one just before and one just after each kind of write, then more at random."""
+    by_kind: dict[str, list[int]] = {}
+    for n, moment in enumerate(named, start=1):
+        by_kind.setdefault(moment, []).append(n)
+    assert {m.split(":", 1)[1] for m in by_kind} >= PHASES, sorted(by_kind)
+    chosen = {rng.choice(positions) for _, positions in sorted(by_kind.items())}
+    while len(chosen) < 10:
+        chosen.add(rng.randint(1, len(named)))
+    return sorted(chosen)
+
+
 def test_kill_9_at_seeded_moments_then_reload_recovers(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = Path(os.environ["PROVGRAPH_HOME"])
     load = ["load", str(corpus), "--chunk-size", "600", "--chunk-overlap", "50", "--llm", "none"]
@@ -77,7 +95,7 @@ def test_kill_9_at_seeded_moments_then_reload_recovers(corpus: Path, monkeypatch
     graph, picks = _graph("clean"), _picks("clean")
     assert _consistent("clean")
     rng = random.Random(SEED)
-    moments = sorted(rng.sample(range(1, events + 1), 10))
+    moments = _moments(re.findall(r"MOMENTS (\S+)", err)[-1].split(","), rng)
     for n, kill_at in enumerate(moments):
         name = f"crash{n}"
         proc = _killer(home, kill_at, *load, "-C", name)
@@ -97,3 +115,32 @@ def test_kill_9_at_seeded_moments_then_reload_recovers(corpus: Path, monkeypatch
         r = run(*load, "-C", name)
         assert r.code == 0, r.err
         assert _graph(name) == graph and _consistent(name) and _picks(name) == picks
+
+
+def test_kill_9_around_blob_files_and_hnsw_graph_saves_then_reload_recovers(corpus: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """As at scale: documents' bytes in blob files, every index with an HNSW graph saved on each commit."""
+    make_parts_large(monkeypatch.setattr)  # for the reloads, checks and questions run here
+    home = Path(os.environ["PROVGRAPH_HOME"])
+    load = ["load", str(corpus), "--chunk-size", "600", "--chunk-overlap", "50", "--llm", "none"]
+    clean = _killer(home, 0, *load, "-C", "clean", large=True)
+    _, err = clean.communicate(timeout=300)
+    assert clean.returncode == 0, err
+    named = re.findall(r"MOMENTS (\S+)", err)[-1].split(",")
+    graph, picks = _graph("clean"), _picks("clean")
+    assert _consistent("clean")
+    rng = random.Random(SEED + 1)
+    moments = sorted({rng.choice([n for n, m in enumerate(named, 1) if m == kind])
+                      for kind in ("before:BlobStore.put", "after:BlobStore.put", "before:UsearchIndex.flush",
+                                   "after:UsearchIndex.flush")})
+    for n, kill_at in enumerate(moments):
+        name = f"large{n}"
+        proc = _killer(home, kill_at, *load, "-C", name, large=True)
+        proc.communicate(timeout=300)
+        assert proc.returncode == -signal.SIGKILL, f"write {kill_at}: {named[kill_at - 1]}"
+        r = run(*load, "-C", name)
+        assert r.code == 0, (named[kill_at - 1], r.err)
+        assert _graph(name) == graph, f"graph differs after a kill at {named[kill_at - 1]}"
+        assert _consistent(name), (named[kill_at - 1], run("check", "-C", name).out)
+        assert _picks(name) == picks, f"Document RAG differs after a kill at {named[kill_at - 1]}"
+

@@ -23,12 +23,11 @@ import pytest
 
 from provgraph.config import load_settings
 from provgraph.layout import CollectionRef
-from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.records import RecordTable
-from provgraph.vectors.usearch_index import UsearchIndex
 from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
+from tests.fault.killer import make_parts_large
 
 pytestmark = pytest.mark.fault
 
@@ -107,16 +106,7 @@ def _flip(path: Path) -> None:
 @pytest.fixture
 def large_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Documents' bytes in blob files and every index with a saved HNSW graph, as at scale."""
-    lib_init, index_init = SqliteLibrarian.__init__, UsearchIndex.__init__
-
-    def lib(self: SqliteLibrarian, path: Path, **kw: int) -> None:
-        lib_init(self, path, inline_limit=2500)  # documents (3-4 kB) are files, chunks (2,000 chars) inline
-
-    def index(self: UsearchIndex, folder: Path, **kw: object) -> None:
-        index_init(self, folder, **{**kw, "exact_threshold": 1})  # type: ignore[arg-type]
-
-    monkeypatch.setattr(SqliteLibrarian, "__init__", lib)
-    monkeypatch.setattr(UsearchIndex, "__init__", index)
+    make_parts_large(monkeypatch.setattr)
 
 
 def _blob(ref: CollectionRef) -> Path:
@@ -164,6 +154,19 @@ def test_a_damaged_file_gives_one_line_and_destroys_nothing(corpus: Path, kind: 
     assert after[target] == before[target]  # the damaged file is kept as it is, for a backup or forensics
     kept = {p for p in before if p.suffix in (".sqlite", ".sqlite3")}  # RocksDB compacts and rotates on its own
     assert kept <= set(after)
+    repaired = run("check", "--repair")
+    assert "Traceback" not in repaired.err
+    if kind.startswith("vectors"):  # derived: moved aside (kept) and rebuilt from the store and the librarian
+        assert repaired.code == 0 and run("check").code == 0, repaired.out
+        aside = [p for p in ref.vectors_dir.rglob("*") if ".damaged-" in str(p) and p.is_file()
+                 and p.read_bytes() == before[target]]
+        assert aside, repaired.out
+    elif kind == "librarian-blob":  # a document's bytes: not derivable, and said so
+        assert repaired.code == 1 and "cannot repair: bytes-lost " in repaired.out, repaired.out
+        assert target.read_bytes() == before[target]
+    else:  # a source of truth: only a backup brings it back, and nothing is changed
+        assert repaired.code == 4 and "restore a backup" in repaired.err, repaired.err
+        assert target.read_bytes() == before[target]
 
 
 def _final(out: str) -> tuple[list[str], str]:

@@ -128,7 +128,7 @@ def test_bad_open_names_the_file_and_recreates_nothing(tmp_path: Path) -> None:
     records = ref.vectors_dir / "chunks" / "records.sqlite"
     records.unlink()
     r = run("document-rag", "-q", "Who discovered polonium?")
-    assert r.code != 0 and f"{records} is missing: run: provgraph check --repair" in r.err
+    assert r.code == 4 and f"{records} is missing: run: provgraph check --repair" in r.err
     assert not records.exists()
     assert _kinds(_check()) == {"index-unreadable"}
     assert _check("--repair")["consistent"] and _check()["consistent"]

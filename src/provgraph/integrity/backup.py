@@ -140,6 +140,8 @@ def _freeze(ref: CollectionRef, store: OxigraphStore, staging: Path) -> dict[str
         try:
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             count = db.execute("SELECT count(*) FROM records").fetchone()[0]
+            db.execute("DELETE FROM meta WHERE key IN ('ann_generation', 'ann_digest')")  # its graph is rebuilt
+            db.commit()
             db.execute("PRAGMA journal_mode=DELETE")
         except sqlite3.Error:
             meta, count = {}, 0
