@@ -75,3 +75,14 @@ def test_restore_refuses_a_backup_from_a_newer_provgraph(tmp_path: Path) -> None
     assert r.code == 2 and r.err == (f"error: {archive}: backup format version 99 is newer than this provgraph reads "
                                      "(1): upgrade provgraph\n")
     assert not CollectionRef(Path(load_settings().home), "default", "x").exists()
+
+
+def test_a_backup_removes_the_staging_folder_a_killed_backup_left(tmp_path: Path) -> None:
+    doc = tmp_path / "a.txt"
+    doc.write_text("Marie Curie discovered polonium in 1898.", encoding="utf-8")
+    assert run("load", str(doc), "--llm", "none").code == 0
+    root = CollectionRef(Path(load_settings().home), "default", "default").root
+    dead = root / ".backup-999999999-x"  # no such process
+    (dead / "store").mkdir(parents=True)
+    assert run("backup", str(tmp_path / "a.tar")).code == 0
+    assert not dead.exists()

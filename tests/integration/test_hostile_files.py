@@ -12,6 +12,8 @@ from provgraph.errors import InputError
 from provgraph.ingest.decoders import read_file
 from tests.cli_runner import run
 
+pytestmark = pytest.mark.fault  # part of the fault-injection suite (`pytest -m fault`) too
+
 REFUSED = "not a regular file; only regular files are loaded"
 
 

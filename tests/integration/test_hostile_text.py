@@ -15,6 +15,8 @@ from tests.cli_runner import Result, run
 from tests.fakes.openai_server import FakeOpenAIServer, by_kind
 from tests.unit.agent.conftest import step as agent_step
 
+pytestmark = pytest.mark.fault  # part of the fault-injection suite (`pytest -m fault`) too
+
 OSC = "\x1b]0;pwned\x07"  # sets the window title
 CLEAR = "\x1b[2J\x1b[31m"  # clears the screen, turns red
 TITLE = f"Evil {OSC} title \u202egnp.exe"

@@ -155,6 +155,17 @@ def _freeze(ref: CollectionRef, store: OxigraphStore, staging: Path) -> dict[str
     return indexes
 
 
+def _remove_stale_staging(ref: CollectionRef) -> None:
+    """Remove the staging folders of backups whose process is gone (killed mid-backup)."""
+    for folder in ref.root.glob(".backup-*-*"):
+        try:
+            os.kill(int(folder.name.split("-")[1]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (ValueError, OSError):
+            continue  # not ours, or a live process of another user
+
+
 def _dump_checkpoint(checkpoint: Path, out: Path) -> int:
     """Every quad of the checkpoint to N-Quads; returns how many (of that same copy)."""
     copy = ox.Store(str(checkpoint))
@@ -186,7 +197,8 @@ def make_backup(ref: CollectionRef, file: Path, *, settings: dict[str, object] |
     own = store is None
     opened = _open_store(ref, wait) if store is None else store
     # staged inside the collection's folder: the same file system, so blobs and store tables are hard links
-    with tempfile.TemporaryDirectory(prefix=".backup-", dir=ref.root) as tmp:
+    _remove_stale_staging(ref)
+    with tempfile.TemporaryDirectory(prefix=f".backup-{os.getpid()}-", dir=ref.root) as tmp:
         staging = Path(tmp)
         try:
             indexes = _freeze(ref, opened, staging)
