@@ -12,8 +12,9 @@ Taken while the collection may be in use: every part is copied while the librari
 is held (cheap copies: snapshots, hard links, a RocksDB checkpoint), so the completion records of
 the snapshot describe the copied store and vectors: every complete document is whole. Documents
 in flight come back incomplete; the next ``load`` redoes them. The store must be open in this
-process (a server backs up what it serves) or free to open; another process's store is never read. Restore builds the collection in a staging folder
-and moves it into place; it refuses to replace a non-empty collection unless forced.
+process (a server backs up what it serves) or free to open; another process's store is never
+read. Restore builds the collection in a staging folder and moves it into place; it refuses to
+replace a non-empty collection unless forced.
 """
 
 from __future__ import annotations
@@ -167,8 +168,8 @@ def _remove_stale_staging(ref: CollectionRef) -> None:
 
 
 def _dump_checkpoint(checkpoint: Path, out: Path) -> int:
-    """Every quad of the checkpoint to N-Quads; returns how many (of that same copy)."""
-    copy = ox.Store(str(checkpoint))
+    """Every quad of the checkpoint to N-Quads; returns how many (of that same copy, which nothing writes)."""
+    copy = ox.Store.read_only(str(checkpoint))
     try:
         with out.open("wb") as fh:
             copy.dump(fh, format=ox.RdfFormat.N_QUADS)
@@ -194,16 +195,15 @@ def make_backup(ref: CollectionRef, file: Path, *, settings: dict[str, object] |
     file = Path(file)
     if not file.parent.is_dir():
         raise InputError(f"{file}: cannot write the backup (no such folder {file.parent})")
-    own = store is None
-    opened = _open_store(ref, wait) if store is None else store
     # staged inside the collection's folder: the same file system, so blobs and store tables are hard links
     _remove_stale_staging(ref)
     with tempfile.TemporaryDirectory(prefix=f".backup-{os.getpid()}-", dir=ref.root) as tmp:
         staging = Path(tmp)
+        opened = _open_store(ref, wait) if store is None else store
         try:
             indexes = _freeze(ref, opened, staging)
         finally:
-            if own:
+            if store is None:
                 opened.close()
         lib = sqlite3.connect(staging / "librarian" / DB_NAME)
         documents = lib.execute("SELECT count(*) FROM records WHERE kind = 'document'").fetchone()[0]
