@@ -55,9 +55,20 @@ def _values_clause(bind: Mapping[str, Term] | None) -> str:
     return f"\nVALUES ({names}) {{ ({values}) }}"
 
 
+_DAMAGED = ": the store's files are damaged: restore a backup (provgraph restore FILE --force); nothing was changed"
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    line = text.splitlines()[0] if text else type(exc).__name__
+    return line + _DAMAGED if "Corruption:" in line and "restore a backup" not in line else line
+
+
+def _query_failure(name: str, exc: BaseException) -> Exception:
+    """A failed query: the store's fault when RocksDB found damage, else the query's."""
+    if "Corruption:" in str(exc):
+        return StoreError(f"collection {name}: query failed: {_first_line(exc)}")
+    return QueryError(f"collection {name}: query failed: {exc}")
 
 
 class OxigraphStore:
@@ -78,7 +89,7 @@ class OxigraphStore:
                 raise StoreUnavailable(
                     f"collection {name}: the store at {path} is open in another provgraph process ({exc})"
                 ) from exc
-            raise StoreError(f"collection {name}: cannot open the store at {path}: {_first_line(exc)}: restore a "
+            raise StoreError(f"collection {name}: cannot open the store at {path}: {_first_line(exc).removesuffix(_DAMAGED)}: restore a "
                              "backup (provgraph restore FILE); nothing was changed") from exc
 
     # -- writes ---------------------------------------------------------------------------------
@@ -170,7 +181,7 @@ class OxigraphStore:
         except SyntaxError as exc:
             raise QueryError(f"collection {self.name}: invalid SPARQL: {exc}") from exc
         except (OSError, ValueError, TypeError, RuntimeError) as exc:
-            raise QueryError(f"collection {self.name}: query failed: {exc}") from exc
+            raise _query_failure(self.name, exc) from exc
 
     def raw_query(
         self, sparql: str, *, bind: Mapping[str, Term] | None = None
@@ -189,7 +200,7 @@ class OxigraphStore:
                 {name: from_ox(sol[name]) for name in variables if sol[name] is not None} for sol in result
             ]
         except (OSError, ValueError) as exc:
-            raise QueryError(f"collection {self.name}: query failed: {exc}") from exc
+            raise _query_failure(self.name, exc) from exc
         return SelectResult(variables, rows)
 
     def ask(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> bool:
