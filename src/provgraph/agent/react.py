@@ -19,11 +19,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from provgraph.agent.step import (
-    STEP_SCHEMA,
     STEP_SCHEMA_NAME,
     AgentStep,
     observation_message,
     parse_step,
+    step_schema,
     system_prompt,
 )
 from provgraph.agent.tools import Tool, ToolContext, ToolOutput
@@ -110,6 +110,7 @@ class Agent:
         self.librarian = librarian
         self.llm = llm
         self.tools = {t.spec.name: t for t in tools}
+        self.step_schema = step_schema([t.spec for t in tools])
         self.max_iterations = max_iterations
         self.collection = collection
         self.clock = clock
@@ -156,7 +157,8 @@ class Agent:
         analysis = agent_analysis_iri(run.sid, n)
         call: LlmCall | None = None
         try:
-            completion = await self.llm.complete_json(run.messages, schema=STEP_SCHEMA, schema_name=STEP_SCHEMA_NAME)
+            completion = await self.llm.complete_json(run.messages, schema=self.step_schema,
+                                                       schema_name=STEP_SCHEMA_NAME)
             call = run.tally.add(completion.usage)
             step = parse_step(completion.data, completion.text)
         except MalformedOutput as exc:

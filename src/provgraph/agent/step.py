@@ -9,26 +9,58 @@ from typing import Any
 
 from provgraph.agent.tools import ToolSpec
 from provgraph.errors import MalformedOutput
+from provgraph.models.bounds import clamped, grammar_problems
 
-__all__ = ["STEP_SCHEMA", "STEP_SCHEMA_NAME", "AgentStep", "parse_step", "system_prompt", "observation_message"]
+__all__ = ["STEP_SCHEMA", "step_schema", "STEP_SCHEMA_NAME", "AgentStep", "parse_step", "system_prompt", "observation_message"]
 
 STEP_SCHEMA_NAME = "agent_step"
 
-STEP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "thought": {"type": "string", "maxLength": 500},
-        "action": {"type": ["string", "null"], "maxLength": 100},
-        "arguments": {"type": ["object", "null"]},
-        "final_answer": {"type": ["string", "null"], "maxLength": 1000},
-    },
-    "required": ["thought"],
-    "additionalProperties": False,
-}
-"""``{"thought", "action", "arguments", "final_answer"}``: exactly one of action / final_answer.
+THOUGHT_LIMIT = 200
+ANSWER_LIMIT = 600
+ARGUMENT_LIMIT = 200
+"""Longest string the step's grammar lets a model put in a tool argument (the tool may allow more)."""
 
-Bounded for grammar-constrained decoding (:mod:`provgraph.models.bounds`): llama.cpp's grammar
-builder failed on the earlier 4000/20000-character bounds."""
+
+def step_schema(tools: Sequence[ToolSpec] = ()) -> dict[str, Any]:
+    """The step's JSON schema: the four keys, and ``anyOf`` a call of one of ``tools`` or a final answer.
+
+    provgraph's own validator reads the flat ``properties`` (``anyOf`` is beyond its subset), so
+    :func:`parse_step` says in words what is wrong with a step that gives both or neither; servers
+    that build a grammar from the schema (llama.cpp) follow ``anyOf``, so even a tiny model must
+    give exactly one, name a listed tool and shape its arguments as that tool's schema (its
+    strings cut to :data:`ARGUMENT_LIMIT`; free-form arguments when that would not be
+    grammar-safe). Bounded for grammar-constrained decoding (:mod:`provgraph.models.bounds`):
+    llama.cpp's grammar builder failed on the earlier 4000/20000-character bounds.
+    """
+    thought = {"type": "string", "maxLength": THOUGHT_LIMIT}
+    answer = _variant(thought, final_answer={"type": "string", "maxLength": ANSWER_LIMIT})
+    flat = {
+        "type": "object",
+        "properties": {
+            "thought": thought,
+            "action": {"type": ["string", "null"], "maxLength": 100},
+            "arguments": {"type": ["object", "null"]},
+            "final_answer": {"type": ["string", "null"], "maxLength": ANSWER_LIMIT},
+        },
+        "required": ["thought"],
+        "additionalProperties": False,
+    }
+    names = [t.name for t in tools]
+    any_tool = _variant(thought, action={"type": "string", "enum": names} if names else
+                        {"type": "string", "maxLength": 100}, arguments={"type": "object"})
+    per_tool = [_variant(thought, action={"type": "string", "enum": [t.name]},
+                         arguments=clamped(t.parameters, string_limit=ARGUMENT_LIMIT, items_limit=10)) for t in tools]
+    shaped = {**flat, "anyOf": [*per_tool, answer]}
+    return shaped if per_tool and not grammar_problems(shaped) else {**flat, "anyOf": [any_tool, answer]}
+
+
+def _variant(thought: dict[str, Any], **properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"thought": thought, **properties},
+            "required": ["thought", *properties], "additionalProperties": False}
+
+
+STEP_SCHEMA: dict[str, Any] = step_schema()
+"""The step schema without a tool list (any action name)."""
 
 OBSERVATION_LIMIT = 8000
 """Characters of an observation shown back to the LLM (the trace keeps all of it)."""
@@ -63,9 +95,8 @@ def system_prompt(tools: Sequence[ToolSpec]) -> str:
         f"- {t.name}: {t.description}\n  arguments: {json.dumps(t.parameters, ensure_ascii=False, sort_keys=True)}"
         for t in tools
     ]
-    limits = STEP_SCHEMA["properties"]
-    return _SYSTEM.format(tools="\n".join(lines) if lines else "(none)", thought_limit=limits["thought"]["maxLength"],
-                          answer_limit=limits["final_answer"]["maxLength"])
+    return _SYSTEM.format(tools="\n".join(lines) if lines else "(none)", thought_limit=THOUGHT_LIMIT,
+                          answer_limit=ANSWER_LIMIT)
 
 
 def parse_step(data: Any, raw: str) -> AgentStep:

@@ -26,6 +26,7 @@ __all__ = [
     "grammar_problems",
     "ensure_grammar_safe",
     "token_budget",
+    "clamped",
 ]
 
 MAX_STRING_LENGTH = 1000
@@ -63,6 +64,30 @@ def ensure_grammar_safe(schema: dict[str, Any], name: str) -> None:
 def token_budget(schema: dict[str, Any]) -> int:
     """Most tokens a JSON value valid against the (bounded) ``schema`` can take, with some slack."""
     return _budget(schema, 0)
+
+
+def clamped(schema: dict[str, Any], *, string_limit: int, items_limit: int) -> dict[str, Any]:
+    """A copy of ``schema`` with every string's ``maxLength`` and every array's ``maxItems`` at most
+    the limits (set where missing): a stricter schema, e.g. a tool's arguments inside a step schema."""
+    out = dict(schema)
+    types = _types(out)
+    if "string" in types and "enum" not in out:
+        out["maxLength"] = min(int(out.get("maxLength", string_limit)), string_limit)
+    if "array" in types:
+        out["maxItems"] = min(int(out.get("maxItems", items_limit)), items_limit)
+        if isinstance(out.get("items"), dict):
+            out["items"] = clamped(out["items"], string_limit=string_limit, items_limit=items_limit)
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {k: clamped(v, string_limit=string_limit, items_limit=items_limit) if isinstance(v, dict)
+                             else v for k, v in out["properties"].items()}
+    if isinstance(out.get("additionalProperties"), dict):
+        out["additionalProperties"] = clamped(out["additionalProperties"], string_limit=string_limit,
+                                              items_limit=items_limit)
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        if isinstance(out.get(keyword), list):
+            out[keyword] = [clamped(v, string_limit=string_limit, items_limit=items_limit) if isinstance(v, dict)
+                            else v for v in out[keyword]]
+    return out
 
 
 def _types(schema: dict[str, Any]) -> list[str]:

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from provgraph.agent.step import STEP_SCHEMA
+from provgraph.agent.step import STEP_SCHEMA, step_schema
+from provgraph.agent.tools import BUILTIN_TOOLS
 from provgraph.extract import llm_extractors
 from provgraph.extract.ontology import ONTOLOGY_SCHEMA
-from provgraph.models.bounds import MAX_STRING_LENGTH, ensure_grammar_safe, grammar_problems, token_budget
+from provgraph.models.bounds import MAX_STRING_LENGTH, clamped, ensure_grammar_safe, grammar_problems, token_budget
 from provgraph.models.probe import _SCHEMA as PROBE_SCHEMA
 from provgraph.errors import ModelError
 from provgraph.retrieval.graph_rag import GROUNDING_SCHEMA
@@ -38,6 +39,7 @@ SENT: dict[str, dict[str, Any]] = {
     "agent-extractor": llm_extractors._AGENT.schema,
     "ontology": ONTOLOGY_SCHEMA,
     "agent_step": STEP_SCHEMA,
+    "agent_step_with_tools": step_schema(BUILTIN_TOOLS),
     "grounding": GROUNDING_SCHEMA,
     "probe": PROBE_SCHEMA,
 }
@@ -55,6 +57,17 @@ def test_the_old_agent_step_schema_is_refused_with_reasons() -> None:
     ]
     with pytest.raises(ModelError, match="schema 'agent_step' is not safe to send to a model"):
         ensure_grammar_safe(OLD_STEP_SCHEMA, "agent_step")
+
+
+def test_clamped_bounds_every_string_and_array_of_a_copy() -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string", "maxLength": 20000},
+                                               "tags": {"type": "array", "items": {"type": "string"}},
+                                               "kind": {"type": "string", "enum": ["a", "b"]}}}
+    assert clamped(schema, string_limit=50, items_limit=3) == {"type": "object", "properties": {
+        "q": {"type": "string", "maxLength": 50},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 50}, "maxItems": 3},
+        "kind": {"type": "string", "enum": ["a", "b"]}}}
+    assert schema["properties"]["q"] == {"type": "string", "maxLength": 20000}
 
 
 def test_unbounded_strings_and_arrays_are_named() -> None:
