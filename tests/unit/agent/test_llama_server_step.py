@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 
 from provgraph.agent import Agent, TextCompletionTool
 from provgraph.agent.step import ARGUMENT_LIMIT, step_schema
