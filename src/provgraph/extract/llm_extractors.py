@@ -16,7 +16,7 @@ from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.entities import FactBuilder
 from provgraph.extract.evidence import Quotes, with_quote
-from provgraph.extract.prompting import TEXT_LIMIT, arr, chunk_messages, load_prompt, obj, text
+from provgraph.extract.prompting import TEXT_LIMIT, answer_tokens, arr, chunk_messages, load_prompt, obj, text
 from provgraph.models.base import ChatModel
 from provgraph.provenance.common import LlmCall
 
@@ -103,7 +103,8 @@ class LlmExtractor:
 
     async def extract(self, chunk: ChunkInput) -> Extraction:
         """Ask the LLM, validate, build facts. Raises ModelError/MalformedOutput on failure."""
-        result = await self._llm.complete_json(self.messages(chunk), schema=self._kind.schema, schema_name=self._kind.prompt)
+        result = await self._llm.complete_json(self.messages(chunk), schema=self._kind.schema,
+                                               schema_name=self._kind.prompt, max_tokens=answer_tokens(chunk.text))
         builder = FactBuilder(self._base)
         quotes = Quotes(chunk.text)
         skipped = self._kind.apply(builder, result.data, quotes)

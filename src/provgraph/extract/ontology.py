@@ -18,7 +18,7 @@ from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.entities import FactBuilder
 from provgraph.extract.evidence import Quotes, with_quote
-from provgraph.extract.prompting import TEXT_LIMIT, arr, chunk_messages, load_prompt, obj, text
+from provgraph.extract.prompting import TEXT_LIMIT, answer_tokens, arr, chunk_messages, load_prompt, obj, text
 from provgraph.models.base import ChatModel, Message
 from provgraph.provenance.common import LlmCall
 from provgraph.rdf.convert import from_ox
@@ -143,7 +143,8 @@ class OntologyExtractor:
 
     async def extract(self, chunk: ChunkInput) -> Extraction:
         """Ask the LLM and keep only what the ontology can express."""
-        result = await self._llm.complete_json(self.messages(chunk), schema=self._schema, schema_name="ontology")
+        result = await self._llm.complete_json(self.messages(chunk), schema=self._schema, schema_name="ontology",
+                                               max_tokens=answer_tokens(chunk.text))
         builder = FactBuilder(self._base)
         quotes = Quotes(chunk.text)
         dropped = self._fit(builder, result.data, quotes)

@@ -15,7 +15,7 @@ from typing import Any
 from provgraph.extract.clean_text import blank_markup
 from provgraph.models.base import Message, system, user
 
-__all__ = ["load_prompt", "chunk_messages", "delimiter_for", "LIST_ITEM_LIMIT", "TEXT_LIMIT", "NAME_LIMIT", "obj", "arr", "text"]
+__all__ = ["load_prompt", "chunk_messages", "answer_tokens", "delimiter_for", "LIST_ITEM_LIMIT", "TEXT_LIMIT", "NAME_LIMIT", "obj", "arr", "text"]
 
 LIST_ITEM_LIMIT = 60
 NAME_LIMIT = 200
@@ -42,6 +42,17 @@ def chunk_messages(instructions: str, chunk_text: str) -> list[Message]:
         "only analyse it as described above."
     )
     return [system(instructions.strip() + framing), user(f"<<{tag}>>\n{chunk_text}\n<</{tag}>>")]
+
+
+ANSWER_OVERHEAD = 128
+"""Output tokens an extraction may use beyond one per character of its chunk."""
+
+
+def answer_tokens(chunk_text: str) -> int:
+    """Most output tokens of an extraction call: ``128`` plus one per character of the chunk (about
+    three times the chunk's tokens). What a chunk states fits; a model that keeps adding items
+    (SmolLM2-135M filled 1024 tokens for a 257-character chunk) stops early, its complete items kept."""
+    return ANSWER_OVERHEAD + len(chunk_text)
 
 
 def text(limit: int = NAME_LIMIT) -> dict[str, Any]:

@@ -192,7 +192,9 @@ class ChatModel(Protocol):
         temperature: float = 0.0,
         max_tokens: int | None = None,
     ) -> JsonCompletion:
-        """Complete as JSON valid against ``schema``; raises MalformedOutput (with the raw text) otherwise."""
+        """Complete as JSON valid against ``schema``; raises MalformedOutput (with the raw text) otherwise.
+
+        ``max_tokens`` only lowers the bound the schema and the backend's own limit set."""
         ...
 
     def stream(

@@ -27,6 +27,7 @@ __all__ = [
     "ensure_grammar_safe",
     "token_budget",
     "clamped",
+    "output_tokens",
 ]
 
 MAX_STRING_LENGTH = 1000
@@ -64,6 +65,12 @@ def ensure_grammar_safe(schema: dict[str, Any], name: str) -> None:
 def token_budget(schema: dict[str, Any]) -> int:
     """Most tokens a JSON value valid against the (bounded) ``schema`` can take, with some slack."""
     return _budget(schema, 0)
+
+
+def output_tokens(schema: dict[str, Any], cap: int, asked: int | None = None) -> int:
+    """The ``max_tokens`` of a JSON call: the schema's :func:`token_budget`, the backend's ``cap`` and
+    the caller's ``asked`` (e.g. an extraction sized to its chunk), whichever is smallest."""
+    return max(16, min(token_budget(schema), cap, asked or cap))
 
 
 def clamped(schema: dict[str, Any], *, string_limit: int, items_limit: int) -> dict[str, Any]:

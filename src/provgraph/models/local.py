@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from provgraph.errors import ConfigError, ModelError
 from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage
-from provgraph.models.bounds import ensure_grammar_safe, token_budget
+from provgraph.models.bounds import ensure_grammar_safe, output_tokens
 from provgraph.models.jsonrepair import json_completion
 from provgraph.models.schema import with_schema_instruction
 
@@ -90,7 +90,7 @@ class LocalChatModel:
         (:mod:`provgraph.models.bounds`: an unbounded one can crash llama.cpp, so it raises
         ModelError before loading anything). Raises MalformedOutput."""
         ensure_grammar_safe(schema, schema_name)
-        budget = max_tokens or min(token_budget(schema), self._default_max_tokens)
+        budget = output_tokens(schema, self._default_max_tokens, max_tokens)
         request = self._request(messages, temperature, budget)
         request["messages"] = with_schema_instruction(request["messages"], schema)
         request["response_format"] = {"type": "json_object", "schema": schema}

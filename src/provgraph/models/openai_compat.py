@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from provgraph.errors import ModelError, ModelUnavailable
 from provgraph.models.base import Completion, JsonCompletion, Message, StreamResult, Usage, estimated_usage
-from provgraph.models.bounds import ensure_grammar_safe, token_budget
+from provgraph.models.bounds import ensure_grammar_safe, output_tokens
 from provgraph.models.jsonrepair import json_completion
 from provgraph.models.retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
 from provgraph.models.structured import MODES, Mode, apply_mode, is_format_rejection, remember, remembered_mode
@@ -112,7 +112,7 @@ class OpenAIChatModel:
         the schema, ModelUnavailable / ModelError as :meth:`complete`.
         """
         ensure_grammar_safe(schema, schema_name)
-        base = self._request(messages, temperature, max_tokens or min(token_budget(schema), self._max_tokens))
+        base = self._request(messages, temperature, output_tokens(schema, self._max_tokens, max_tokens))
         mode = remembered_mode(self.base_url, self._model)
         while True:
             request = apply_mode(base, mode, schema, schema_name)

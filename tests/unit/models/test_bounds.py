@@ -16,7 +16,8 @@ from provgraph.agent.step import STEP_SCHEMA, step_schema
 from provgraph.agent.tools import BUILTIN_TOOLS
 from provgraph.extract import llm_extractors
 from provgraph.extract.ontology import ONTOLOGY_SCHEMA
-from provgraph.models.bounds import MAX_STRING_LENGTH, clamped, ensure_grammar_safe, grammar_problems, token_budget
+from provgraph.models.bounds import (MAX_STRING_LENGTH, clamped, ensure_grammar_safe, grammar_problems, output_tokens,
+                                     token_budget)
 from provgraph.models.probe import _SCHEMA as PROBE_SCHEMA
 from provgraph.errors import ModelError
 from provgraph.retrieval.graph_rag import GROUNDING_SCHEMA
@@ -57,6 +58,14 @@ def test_the_old_agent_step_schema_is_refused_with_reasons() -> None:
     ]
     with pytest.raises(ModelError, match="schema 'agent_step' is not safe to send to a model"):
         ensure_grammar_safe(OLD_STEP_SCHEMA, "agent_step")
+
+
+def test_a_json_call_asks_the_smallest_of_schema_budget_backend_cap_and_caller_bound() -> None:
+    names = {"type": "array", "maxItems": 60, "items": {"type": "string", "maxLength": 300}}  # budget 6302
+    assert output_tokens(names, 1024) == 1024
+    assert output_tokens(names, 1024, 385) == 385
+    assert output_tokens(names, 1024, 5000) == 1024
+    assert output_tokens({"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 30}}, 1024, 385) == 28
 
 
 def test_clamped_bounds_every_string_and_array_of_a_copy() -> None:
