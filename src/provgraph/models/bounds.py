@@ -10,7 +10,7 @@ bounded, no single bound above the limits below, and the sum of string bounds sm
 >>> grammar_problems({"type": "string", "maxLength": 4000})
 ['$: maxLength 4000 is above 1000']
 >>> token_budget({"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 30}})
-28
+32
 """
 
 from __future__ import annotations

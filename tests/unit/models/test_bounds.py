@@ -65,7 +65,7 @@ def test_a_json_call_asks_the_smallest_of_schema_budget_backend_cap_and_caller_b
     assert output_tokens(names, 1024) == 1024
     assert output_tokens(names, 1024, 385) == 385
     assert output_tokens(names, 1024, 5000) == 1024
-    assert output_tokens({"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 30}}, 1024, 385) == 28
+    assert output_tokens({"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 30}}, 1024, 385) == 32
 
 
 def test_clamped_bounds_every_string_and_array_of_a_copy() -> None:
