@@ -1,5 +1,6 @@
-"""An extraction's output budget follows its chunk, against ``llama-server``'s recorded reply shapes.
+"""provgraph against the reply shapes recorded from llama.cpp's ``llama-server`` (build b1-0c1e570).
 
+An extraction's output budget follows its chunk.
 Measured: SmolLM2-135M on llama.cpp's ``llama-server`` answered the relationships call for a
 257-character chunk with 1024 tokens (``finish_reason: "length"``, 58 s of generation under load)
 because the schema allows 60 items and only the general cap bounded the call.
@@ -14,6 +15,7 @@ import pytest
 
 from provgraph.extract.base import ChunkInput
 from provgraph.extract.llm_extractors import relationships_extractor
+from provgraph.models.base import user
 from provgraph.models.openai_compat import OpenAIChatModel
 from provgraph.rdf.terms import Iri
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
@@ -52,3 +54,28 @@ def test_an_extraction_asks_for_tokens_in_proportion_to_its_chunk_and_keeps_comp
     assert request.body["response_format"]["type"] == "json_schema"
     assert len(extraction.facts) == 1  # the complete item before the cut
     assert (extraction.llm.input_tokens, extraction.llm.output_tokens) == (384, expected)
+
+
+def test_a_llama_server_stream_yields_its_text_and_the_usage_of_its_last_chunk() -> None:
+    base = {"created": 1796087009, "id": "chatcmpl-djQ6N0RHivVuQBvUQnfeKElS6SXECXGa", "model": "smollm2",
+            "system_fingerprint": "b1-0c1e570", "object": "chat.completion.chunk"}
+    events = [{**base, "choices": [{"finish_reason": None, "index": 0,
+                                    "delta": {"role": "assistant", "content": None}}]}]
+    events += [{**base, "choices": [{"finish_reason": None, "index": 0, "delta": {"content": p}}]}
+               for p in ("A", "w", "esome", "!")]
+    events.append({**base, "choices": [{"finish_reason": "length", "index": 0, "delta": {}}]})
+    events.append({**base, "choices": [], "usage": {"completion_tokens": 8, "prompt_tokens": 32, "total_tokens": 40,
+                                                     "prompt_tokens_details": {"cached_tokens": 24}},
+                   "timings": {"cache_n": 24, "prompt_n": 8, "predicted_n": 8}})
+
+    async def run(url: str) -> tuple[list[str], object]:
+        stream = OpenAIChatModel(model="smollm2", base_url=url, timeout=5).stream([user("Say hi")], max_tokens=8)
+        pieces = [p async for p in stream]
+        return pieces, stream.usage
+
+    with FakeOpenAIServer(default=Reply(events=events)) as server:
+        pieces, usage = asyncio.run(run(server.base_url))
+        (request,) = server.chat_requests()
+    assert request.body["stream_options"] == {"include_usage": True}
+    assert pieces == ["A", "w", "esome", "!"]
+    assert (usage.input_tokens, usage.output_tokens, usage.estimated) == (32, 8, False)
