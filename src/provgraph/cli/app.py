@@ -49,6 +49,7 @@ LAZY: dict[str, tuple[str, str]] = {
     "agent": ("ask_cmds", "The ReAct agent: `agent -q QUESTION` answers, `agent tools` lists its tools."),
     "tokens": ("serve_cmds", "API tokens for provgraph serve: each acts as one user."),
 }
+_BUILT: dict[str, dict[str, Any]] = {}  # module -> its click commands, by name
 
 
 class LazyGroup(common.ProvgraphGroup):
@@ -80,11 +81,15 @@ class LazyGroup(common.ProvgraphGroup):
             raise
 
     def load(self, module: str) -> None:
-        """Import a command module and add its commands to this group."""
-        scratch = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-        importlib.import_module(f"provgraph.cli.{module}").register(scratch)
-        scratch.callback()(lambda: None)  # always a group, even for one command
-        for name, cmd in typer.main.get_group(scratch).commands.items():
+        """Import a command module and add its commands to this group (built once per process, as when
+        every module was registered at import)."""
+        commands = _BUILT.get(module)
+        if commands is None:
+            scratch = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+            importlib.import_module(f"provgraph.cli.{module}").register(scratch)
+            scratch.callback()(lambda: None)  # always a group, even for one command
+            commands = _BUILT.setdefault(module, dict(typer.main.get_group(scratch).commands))
+        for name, cmd in commands.items():
             self.add_command(cmd, name)
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
