@@ -54,7 +54,7 @@ def test_root_help_imports_no_command_module_nor_settings() -> None:
         "assert r.exit_code == 0 and 'graph-rag' in r.stdout, r.stdout\n"
     )
     heavy = sorted(m for m in loaded if m.startswith(("provgraph.cli.", "provgraph.config", "provgraph.runtime",
-                                                      "pyoxigraph", *HEAVY))
+                                                      "pyoxigraph", "rich.markdown", "rich.traceback", *HEAVY))
                    and m not in ("provgraph.cli.app", "provgraph.cli.common"))
     assert heavy == []
 
@@ -75,6 +75,20 @@ def test_sparql_on_a_collection_loads_neither_models_nor_vectors(tmp_path: Path)
     )
     assert "pyoxigraph" in loaded
     assert sorted(m for m in loaded if m.startswith(HEAVY)) == []
+
+
+def test_the_deferred_rich_classes_are_the_real_ones_once_used() -> None:
+    loaded = _modules_after(
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from provgraph.cli.app import app\n"
+        "assert CliRunner().invoke(app, ['--help']).exit_code == 0\n"
+        "from typer import rich_utils\n"
+        "import rich.markdown, rich.traceback\n"
+        "assert type(rich_utils.Markdown('*x*')) is rich.markdown.Markdown\n"
+        "assert rich_utils.Traceback.from_exception.__func__ is rich.traceback.Traceback.from_exception.__func__\n"
+    )
+    assert {"rich.markdown", "rich.traceback"} <= loaded
 
 
 def test_a_command_is_loaded_on_first_use_and_runs() -> None:

@@ -8,7 +8,9 @@ start-up pays for Typer alone, not for the store, the models or numpy.
 from __future__ import annotations
 
 import importlib
+import sys
 from difflib import get_close_matches
+from types import ModuleType
 from typing import Any
 
 import typer
@@ -93,11 +95,54 @@ class LazyGroup(common.ProvgraphGroup):
             self.add_command(cmd, name)
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
+        _import_typer_help()
         self._listing = True
         try:
             super().format_help(ctx, formatter)
         finally:
             self._listing = False
+
+
+class _OnFirstUse(type):
+    """A stand-in for a class of a module not imported yet: calling it, or reading an attribute it lacks,
+    imports the module and uses the real class."""
+
+    def _real(cls) -> Any:
+        return getattr(importlib.import_module(cls.__module__), cls.__name__)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._real()(*args, **kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(cls._real(), name)
+
+
+# What typer's help renderer imports but uses only for Markdown help and pretty tracebacks (neither used
+# here): rich.markdown (markdown-it, pygments) and rich.traceback are a third of `provgraph --help`.
+_DEFERRED = {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
+
+
+def _import_typer_help() -> None:
+    """Import typer's help renderer with stand-ins for what :data:`_DEFERRED` names (the real modules load
+    on first use); with a typer that wants more from them, import it as it is."""
+    if "typer.rich_utils" in sys.modules:
+        return
+    placed = []
+    for module, name in _DEFERRED.items():
+        if module not in sys.modules:
+            stand_in = ModuleType(module)
+            setattr(stand_in, name, _OnFirstUse(name, (), {"__module__": module}))
+            sys.modules[module] = stand_in
+            placed.append((module, stand_in))
+    try:
+        importlib.import_module("typer.rich_utils")
+    except ImportError:
+        sys.modules.pop("typer.rich_utils", None)
+    finally:
+        for module, stand_in in placed:
+            if sys.modules.get(module) is stand_in:
+                del sys.modules[module]
+    importlib.import_module("typer.rich_utils")
 
 
 app = typer.Typer(
