@@ -14,8 +14,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Test data on a tmpfs when one has room (the stores' fsyncs otherwise dominate), kept only for failed
+# tests; each test file on one worker, in collection order (the slow browser and fault files start first,
+# module fixtures are built once).
+TEST_TMP := $(shell df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 && $$4 > 2097152 { print "/dev/shm" }')
+
 test: $(STAMP)
-	$(PY) -m pytest -n 2
+	$(if $(TEST_TMP),TMPDIR=$(TEST_TMP) )$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder \
+		-o tmp_path_retention_policy=failed
 
 demo: $(STAMP)
 	$(PY) scripts/demo.py
@@ -28,7 +34,7 @@ screenshots: $(STAMP)  # the browser tests, writing their page screenshots to do
 	VIEWER_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/browser
 
 bench: $(STAMP)
-	for b in bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py bench/serve.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	for b in bench/startup.py bench/store.py bench/ingest_decode.py bench/models.py bench/extract.py bench/graph_rag.py bench/agent.py bench/serve.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 eval: $(STAMP)
 	$(PY) bench/quality.py

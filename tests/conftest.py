@@ -8,9 +8,33 @@ from pathlib import Path
 
 import pytest
 
+from provgraph import runtime
+from provgraph.config import Settings
+from provgraph.models.base import Embedder
 from tests.fakes.openai_server import FakeOpenAIServer
 
 pytest_plugins = ["tests.corpus_fixture"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_model2vec_load_per_model() -> Iterator[None]:
+    """Runtimes in this process share each loaded model2vec model (the real one, read-only once loaded)
+    instead of reading it from disk again for every in-process command; other embedders, and models that
+    fail to load, are built each time as before."""
+    build = runtime.build_embedder
+    loaded: dict[tuple[str | None, int], Embedder] = {}
+
+    def shared(settings: Settings) -> Embedder:
+        if settings.embedder.strip().lower() != "model2vec":
+            return build(settings)
+        key = (settings.embedder_model, settings.embedder_batch_size)
+        if key not in loaded:
+            loaded[key] = build(settings)
+        return loaded[key]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runtime, "build_embedder", shared)
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -10,31 +10,46 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from provgraph.config import Settings
 from provgraph.errors import ConfigError, InputError, NotFound
-from provgraph.events import Event
-from provgraph.extract.base import Extractor
-from provgraph.extract.pipeline import ExtractionPipeline
-from provgraph.ingest.pipeline import DocumentLoader
 from provgraph.layout import CollectionRef, forget_part, note_part, verify_part
-from provgraph.librarian.lexical import Fts5Index
-from provgraph.librarian.sqlite import SqliteLibrarian
-from provgraph.models.base import ChatModel, Embedder
-from provgraph.models.factory import build_chat_model, build_embedder
-from provgraph.rdf.terms import Iri
-from provgraph.retrieval.document_rag import DocumentRag
-from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
-from provgraph.retrieval.hybrid import HybridRetriever
 from provgraph.store.collections import create_collection, open_store
-from provgraph.store.oxigraph import OxigraphStore
-from provgraph.vectors.usearch_index import UsearchIndex, open_index
+
+if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither numpy, the models nor the librarian
+    from provgraph.events import Event
+    from provgraph.extract.base import Extractor
+    from provgraph.extract.pipeline import ExtractionPipeline
+    from provgraph.ingest.pipeline import DocumentLoader
+    from provgraph.librarian.lexical import Fts5Index
+    from provgraph.librarian.sqlite import SqliteLibrarian
+    from provgraph.models.base import ChatModel, Embedder
+    from provgraph.rdf.terms import Iri
+    from provgraph.retrieval.document_rag import DocumentRag
+    from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+    from provgraph.retrieval.hybrid import HybridRetriever
+    from provgraph.store.oxigraph import OxigraphStore
+    from provgraph.vectors.usearch_index import UsearchIndex
 
 __all__ = ["Runtime", "Removal", "EXTRACTORS", "LLM_EXTRACTORS"]
 
 LLM_EXTRACTORS = ("definitions", "relationships", "ontology", "agent")
 EXTRACTORS = (*LLM_EXTRACTORS, "cooccurrence")
+
+
+def build_chat_model(settings: Settings) -> ChatModel | None:
+    """The settings' LLM (the models are imported on first use)."""
+    from provgraph.models import factory
+
+    return factory.build_chat_model(settings)
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The settings' embedder (the models are imported on first use)."""
+    from provgraph.models import factory
+
+    return factory.build_embedder(settings)
 
 
 class Removal(NamedTuple):
@@ -68,6 +83,8 @@ class Runtime:
     @cached_property
     def librarian(self) -> SqliteLibrarian:
         """The collection's document/page/chunk/answer texts."""
+        from provgraph.librarian.sqlite import SqliteLibrarian
+
         if not self.ref.exists():
             open_store(self.ref, create=self._create)  # raises NotFound when it must exist
         existed = verify_part(self.ref, "librarian")  # one that vanished is an error, never recreated over
@@ -80,6 +97,8 @@ class Runtime:
     @cached_property
     def lexical(self) -> Fts5Index:
         """The lexical (BM25, SQLite FTS5) index of chunk texts and entity labels, beside the librarian."""
+        from provgraph.librarian.lexical import Fts5Index
+
         index = Fts5Index(self.librarian.path)
         self._opened.append(index)
         return index
@@ -91,6 +110,8 @@ class Runtime:
 
     @cached_property
     def _hybrid(self) -> HybridRetriever:
+        from provgraph.retrieval.hybrid import HybridRetriever
+
         return HybridRetriever(self.lexical, self.librarian, self.store, chunk_index=self.chunk_index,
                                entity_index=self.entity_index)
 
@@ -107,6 +128,8 @@ class Runtime:
         return self._embedder_override or build_embedder(self.settings)
 
     def _index(self, name: str) -> UsearchIndex:
+        from provgraph.vectors.usearch_index import open_index
+
         existed = verify_part(self.ref, f"vectors/{name}")
         index = open_index(self.ref.vectors_dir, name, model=self.embedder.name, dimension=self.embedder.dimension)
         self._opened.append(index)
@@ -194,6 +217,8 @@ class Runtime:
 
     def loader(self, *, max_bytes: int | None = None) -> DocumentLoader:
         """A document loader with the settings' chunking and file-size limit."""
+        from provgraph.ingest.pipeline import DocumentLoader
+
         limit = max_bytes if max_bytes is not None else int(self.settings.max_file_mb * 2**20)
         return DocumentLoader(self.store, self.librarian, chunk_size=self.settings.chunk_size,
                               chunk_overlap=self.settings.chunk_overlap, max_bytes=limit,
@@ -211,18 +236,24 @@ class Runtime:
     def extraction(self, extractors: list[Extractor] | None = None, *,
                    concurrency: int | None = None) -> ExtractionPipeline:
         """The extraction pipeline writing to this collection's store and vector indexes."""
+        from provgraph.extract.pipeline import ExtractionPipeline
+
         return ExtractionPipeline(self.store, extractors if extractors is not None else self.extractors(),
                                   embedder=self.embedder, entity_index=self.entity_index, chunk_index=self.chunk_index,
                                   concurrency=concurrency or self.settings.extract_concurrency)
 
     def graph_rag(self, params: GraphRagParams | None = None) -> GraphRag:
         """The GraphRAG engine (limits from the settings unless given)."""
+        from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
+
         return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
                         params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces,
                         retriever=self.retriever())
 
     def document_rag(self) -> DocumentRag:
         """The Document RAG engine."""
+        from provgraph.retrieval.document_rag import DocumentRag
+
         return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
                            doc_limit=self.settings.doc_limit, trace=self.settings.traces,
                            retriever=self.retriever(), question_deadline=self.settings.question_deadline)

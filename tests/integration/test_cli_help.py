@@ -12,7 +12,9 @@ from tests.cli_runner import run
 
 def _commands(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     found = []
-    for name, cmd in group.commands.items():
+    ctx = typer.Context(group)
+    for name in group.list_commands(ctx):  # the root group imports a command's module on first use
+        cmd = group.get_command(ctx, name)
         if hasattr(cmd, "commands"):  # a sub-group (typer vendors its own click)
             found += _commands(cmd, (*prefix, name))
         else:

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import typer
 from typer.core import TyperGroup
@@ -16,7 +16,6 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
-from provgraph.config import Settings, load_settings
 from provgraph.explain.neutralise import escape_json, neutralise
 from provgraph.errors import (
     ConfigError,
@@ -27,9 +26,11 @@ from provgraph.errors import (
     ProvgraphError,
     StoreError,
 )
-from provgraph.layout import CollectionRef
-from provgraph.runtime import Runtime
-from provgraph.store.collections import drop_collection
+
+if TYPE_CHECKING:  # imported where used: `provgraph --help` loads neither settings nor the store
+    from provgraph.config import Settings
+    from provgraph.layout import CollectionRef
+    from provgraph.runtime import Runtime
 
 __all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "traces_override"]
 
@@ -117,6 +118,8 @@ def settings_from(ctx: typer.Context, **overrides: Any) -> Settings:
     Run for a server, the server's data directory and the caller's user apply; another user's
     collections do not exist.
     """
+    from provgraph.config import load_settings
+
     host = _host()
     if host is not None:
         user = overrides.pop("user", None)
@@ -143,6 +146,8 @@ def open_runtime(settings: Settings, *, create: bool = False) -> Iterator[Runtim
         with host.use(settings, create=create, write=host.write) as rt:
             yield rt
         return
+    from provgraph.runtime import Runtime
+
     with Runtime(settings, create=create) as rt:
         yield rt
 
@@ -153,6 +158,8 @@ def drop(ref: CollectionRef) -> None:
     if host is not None:
         host.drop(ref)
     else:
+        from provgraph.store.collections import drop_collection
+
         drop_collection(ref)
 
 

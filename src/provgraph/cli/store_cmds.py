@@ -13,7 +13,6 @@ from rich.table import Table
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, drop, echo, json_text, listing_user, open_runtime, settings_from, stdout
 from provgraph.explain.neutralise import escape_json
-from provgraph.ingest.decoders import require_regular_file
 from provgraph.cli.render import short
 from provgraph.errors import InputError, QueryError
 from provgraph.layout import CollectionRef
@@ -145,6 +144,8 @@ def import_(
 
     Example: provgraph import backup.nq -C restored
     """
+    from provgraph.ingest.decoders import require_regular_file  # the decoders: not for sparql
+
     require_regular_file(file, verb="imported")
     chosen = fmt or _guess_format(file)
     settings = settings_from(ctx, collection=collection, user=user)

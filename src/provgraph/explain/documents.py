@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from provgraph.errors import NotFound
-from provgraph.extract.pipeline import ChunkOutcome
-from provgraph.ingest.pipeline import LoadResult
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree
 from provgraph.librarian.base import Librarian
 from provgraph.rdf.terms import Iri
+
+if TYPE_CHECKING:  # annotations only: `documents list` loads neither the extractors nor the models
+    from provgraph.extract.pipeline import ChunkOutcome
+    from provgraph.ingest.pipeline import LoadResult
 
 __all__ = ["document_rows", "document_detail", "provenance_json", "load_summary"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from contextlib import suppress
 from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,11 @@ def open_store(ref: CollectionRef, *, create: bool = True) -> OxigraphStore:
     existed = verify_part(ref, "store")  # a store that vanished is an error, never recreated over
     store = OxigraphStore(ref.store_dir, name=str(ref))
     if not existed:
-        store.flush()
-        note_part(ref, "store")
+        try:
+            store.flush()
+            note_part(ref, "store")
+        except BaseException:
+            with suppress(Exception):  # release the lock now, not when the failed frames are collected
+                store.close()
+            raise
     return store

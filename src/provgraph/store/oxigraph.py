@@ -254,9 +254,8 @@ class OxigraphStore:
             raise StoreError(f"collection {self.name}: flush failed: {_first_line(exc)}") from exc
 
     def close(self) -> None:
-        """Release the store and its lock."""
-        store = getattr(self, "_store", None)
-        if store is not None:
+        """Release the store and its lock (also when the last flush fails: no frame keeps the store then)."""
+        if getattr(self, "_store", None) is not None:
             try:
                 if self._path is not None:
                     self.flush()
