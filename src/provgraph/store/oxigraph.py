@@ -78,6 +78,7 @@ class OxigraphStore:
         self.name = name
         self._path = path
         self.generation = 0  # bumped by every write this process makes; derived indexes compare against it
+        self.knowledge_generation = 0  # bumped by writes that may touch the default graph (not by traces)
         try:
             if path is None:
                 self._store = ox.Store()
@@ -93,10 +94,17 @@ class OxigraphStore:
                              "backup (provgraph restore FILE); nothing was changed") from exc
 
     # -- writes ---------------------------------------------------------------------------------
+    def _written(self, quads: list[Quad] | None) -> None:
+        """Bump the generations: ``quads`` None is a write of unknown extent."""
+        self.generation += 1
+        if quads is None or any(q.g is None for q in quads):
+            self.knowledge_generation += 1
+
     def add(self, quads: Iterable[Quad]) -> int:
         """Add quads in one transaction; returns how many were given."""
-        items = [quad_to_ox(q) for q in quads]
-        self.generation += 1
+        given = quads if isinstance(quads, list) else list(quads)
+        items = [quad_to_ox(q) for q in given]
+        self._written(given)
         try:
             self._store.extend(items)
         except (OSError, RuntimeError) as exc:
@@ -105,8 +113,9 @@ class OxigraphStore:
 
     def bulk_add(self, quads: Iterable[Quad]) -> int:
         """Fast, NON-transactional load of many quads (a failure may leave part written)."""
-        items = [quad_to_ox(q) for q in quads]
-        self.generation += 1
+        given = quads if isinstance(quads, list) else list(quads)
+        items = [quad_to_ox(q) for q in given]
+        self._written(given)
         try:
             self._store.bulk_extend(items)
         except (OSError, RuntimeError) as exc:
@@ -116,18 +125,19 @@ class OxigraphStore:
     def apply(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = ()) -> None:
         """Remove then add in one transaction (a SPARQL update of DELETE DATA; INSERT DATA)."""
         removing = list(remove)
+        adding = add if isinstance(add, list) else list(add)
         if not removing:  # a pure insert: extend() is transactional and much faster than parsing an update
-            self.add(add)
+            self.add(adding)
             return
-        ops = [op for op in (_update_data("DELETE", removing), _update_data("INSERT", add)) if op]
-        self._run_update(" ;\n".join(ops))
+        ops = [op for op in (_update_data("DELETE", removing), _update_data("INSERT", adding)) if op]
+        self._run_update(" ;\n".join(ops), removing + adding)
 
     def update(self, sparql: str) -> None:
         """Run a SPARQL 1.1 update in one transaction (trusted text only: it has no bindings)."""
         self._run_update(sparql)
 
-    def _run_update(self, text: str) -> None:
-        self.generation += 1
+    def _run_update(self, text: str, quads: list[Quad] | None = None) -> None:
+        self._written(quads)
         try:
             self._store.update(text, prefixes=PREFIXES)
         except SyntaxError as exc:
@@ -137,7 +147,7 @@ class OxigraphStore:
 
     def clear(self) -> None:
         """Remove every quad."""
-        self.generation += 1
+        self._written(None)
         self._store.clear()
 
     # -- reads ----------------------------------------------------------------------------------
@@ -239,7 +249,7 @@ class OxigraphStore:
         except MemoryError as exc:  # the parser's buffer is capped: one term (a literal) over 16 MiB
             raise QueryError(f"collection {self.name}: cannot import {fmt}: a term is larger than the parser's "
                              f"limit of 16 MiB ({exc}); nothing was imported") from exc
-        self.generation += 1
+        self._written(None)
         try:
             self._store.extend(parsed)
         except OSError as exc:

@@ -11,7 +11,7 @@ import pytest
 from provgraph.librarian import NewRecord, SqliteLibrarian
 from provgraph.librarian.lexical import LEXICAL_DB, Fts5Index
 from provgraph.rdf.terms import Iri, Literal, Quad
-from provgraph.rdf.vocab import RDFS
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL, RDFS
 from provgraph.retrieval.hybrid import DENSE, LEXICAL, Finding, HybridRetriever, fuse
 from provgraph.retrieval.lexical_sync import ALT_LABEL
 from provgraph.store.oxigraph import OxigraphStore
@@ -136,4 +136,10 @@ def test_the_lexical_index_resyncs_only_after_its_source_was_written(
     store.add([Quad(Iri("urn:e:curie"), RDFS.label, Literal("Marie Curie"))])
     assert [r.id for r in retriever.chunks("Who isolated radium?", None, 3)] == ["urn:doc:b/c0"]
     assert [r.id for r in retriever.entities("Who was Marie Curie?", None, 3)][0] == "urn:e:curie"
+    assert syncs == ["chunk", "entity", "chunk", "entity"]
+    # a question's own writes (its answer record, its trace) are not sources of the index
+    lib.add([NewRecord(id="urn:answer:1", kind="answer", content="Marie Curie.")])
+    store.add([Quad(Iri("urn:q:1"), RDFS.label, Literal("a question"), GRAPH_RETRIEVAL)])
+    retriever.chunks("Who isolated radium?", None, 3)
+    retriever.entities("Who was Marie Curie?", None, 3)
     assert syncs == ["chunk", "entity", "chunk", "entity"]
