@@ -119,7 +119,7 @@ def ingest(rt: Runtime, folder: Path, docs: int, rng: random.Random, names: Sequ
         wall, cpu = time.perf_counter(), time.process_time()
         results = [loader.load_file(f) for f in files]
         chunks = [c for r in results for c in r.chunks]
-        outcomes = asyncio.run(pipe.run(chunks, only_missing=True))
+        outcomes = asyncio.run(pipe.run(chunks, only_missing=True, on_commit=rt.commit_documents))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         failed = sum(o.failed for o in outcomes)
         done += len(chunks)
