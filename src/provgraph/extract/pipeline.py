@@ -185,10 +185,19 @@ class ExtractionPipeline:
         return len(prov)
 
     def _write_quads(self) -> None:
+        """The batch's new subgraphs: bulk-loaded, then their ``rdf:type tg:Subgraph`` in one transaction.
+
+        The type marks a subgraph as done (:meth:`is_done`); written last, a bulk load that fails
+        part-way leaves no chunk marked done, so the next load extracts them again, and replacing
+        a subgraph of the same (deterministic) IRI removes whatever part of it was written.
+        """
         quads, self._quads = self._quads, []
         self._subgraphs.clear()
-        if quads:
-            self.store.add(quads)
+        if not quads:
+            return
+        marks = [q for q in quads if q.p == RDF.type and q.o == TG.Subgraph]
+        self.store.bulk_add([q for q in quads if not (q.p == RDF.type and q.o == TG.Subgraph)])
+        self.store.add(marks)
 
     def _embed_entities(self, chunk: ChunkInput, entities: Sequence[EntityInfo]) -> None:
         if self.embedder is None or self.entity_index is None or not entities:
