@@ -56,15 +56,27 @@ def from_ox(term: object) -> Term:
     if isinstance(term, ox.NamedNode):
         return _iri(term.value)
     if isinstance(term, ox.Literal):
-        if term.language:
-            return Literal(term.value, language=term.language)
-        dt = term.datatype
-        return Literal(term.value, datatype=None if dt == _OX_XSD_STRING else _iri(dt.value))
+        return _literal(term)
     if isinstance(term, ox.BlankNode):
         return BlankNode(term.value)
     if isinstance(term, ox.Triple):
-        return TripleTerm(from_ox(term.subject), from_ox(term.predicate), from_ox(term.object))  # type: ignore[arg-type]
+        return _triple(term)
     raise InputError(f"not an RDF term: {term!r}")
+
+
+@lru_cache(maxsize=65_536)
+def _literal(term: ox.Literal) -> Literal:
+    """Literals read back repeat too (offsets, labels): each is converted once (a Literal is immutable)."""
+    if term.language:
+        return Literal(term.value, language=term.language)
+    dt = term.datatype
+    return Literal(term.value, datatype=None if dt == _OX_XSD_STRING else _iri(dt.value))
+
+
+@lru_cache(maxsize=65_536)
+def _triple(term: ox.Triple) -> TripleTerm:
+    """Triple terms (facts) are read back by many queries: each is converted once."""
+    return TripleTerm(from_ox(term.subject), from_ox(term.predicate), from_ox(term.object))  # type: ignore[arg-type]
 
 
 def graph_to_ox(g: Iri | None) -> ox.NamedNode | ox.DefaultGraph:

@@ -132,19 +132,24 @@ class HybridRetriever:
             hits = self.chunk_index.search(vector, pool)
             lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
         fused = [r for r in fuse(lists) if r.id in self._hashes]
-        texts = self.librarian.texts([r.id for r in fused], missing_ok=True)
         seen: set[str] = set()
         content: list[Ranked] = []
         demoted: list[Ranked] = []
-        for r in fused:
-            digest = self._hashes[r.id]
-            if digest in seen or r.id not in texts:
-                continue
-            seen.add(digest)
-            if is_boilerplate(texts[r.id]):
-                demoted.append(Ranked(r.id, r.score, r.found, demoted=True))
-            else:
-                content.append(r)
+        # texts are read a batch at a time, until k content chunks are found (usually the first batch)
+        for start in range(0, len(fused), 2 * k):
+            if len(content) >= k:
+                break
+            batch = fused[start : start + 2 * k]
+            texts = self.librarian.texts([r.id for r in batch], missing_ok=True)
+            for r in batch:
+                digest = self._hashes[r.id]
+                if digest in seen or r.id not in texts:
+                    continue
+                seen.add(digest)
+                if is_boilerplate(texts[r.id]):
+                    demoted.append(Ranked(r.id, r.score, r.found, demoted=True))
+                else:
+                    content.append(r)
         return (content + demoted)[:k]
 
     def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:

@@ -208,7 +208,7 @@ class OxigraphStore:
         variables = [v.value for v in result.variables]
         try:
             rows: list[Row] = [
-                {name: from_ox(sol[name]) for name in variables if sol[name] is not None} for sol in result
+                {name: from_ox(value) for name, value in zip(variables, sol) if value is not None} for sol in result
             ]
         except (OSError, ValueError) as exc:
             raise _query_failure(self.name, exc) from exc
