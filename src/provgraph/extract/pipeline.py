@@ -195,9 +195,10 @@ class ExtractionPipeline:
         self._subgraphs.clear()
         if not quads:
             return
-        marks = [q for q in quads if q.p == RDF.type and q.o == TG.Subgraph]
-        self.store.bulk_add([q for q in quads if not (q.p == RDF.type and q.o == TG.Subgraph)])
-        self.store.add(marks)
+        kind, subgraph = RDF.type.value, TG.Subgraph.value
+        is_mark = [q.p.value == kind and isinstance(q.o, Iri) and q.o.value == subgraph for q in quads]
+        self.store.bulk_add([q for q, mark in zip(quads, is_mark) if not mark])
+        self.store.add([q for q, mark in zip(quads, is_mark) if mark])
 
     def _embed_entities(self, chunk: ChunkInput, entities: Sequence[EntityInfo]) -> None:
         if self.embedder is None or self.entity_index is None or not entities:

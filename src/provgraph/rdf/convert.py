@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 import pyoxigraph as ox
@@ -9,7 +10,7 @@ import pyoxigraph as ox
 from provgraph.errors import InputError
 from provgraph.rdf.terms import BlankNode, Iri, Literal, Quad, Term, TripleTerm
 
-__all__ = ["to_ox", "from_ox", "quad_to_ox", "quad_from_ox", "graph_to_ox", "graph_from_ox"]
+__all__ = ["to_ox", "from_ox", "quad_to_ox", "quads_to_ox", "quad_from_ox", "graph_to_ox", "graph_from_ox"]
 
 _OX_XSD_STRING = ox.NamedNode("http://www.w3.org/2001/XMLSchema#string")
 _DEFAULT_GRAPH = ox.DefaultGraph()
@@ -96,6 +97,31 @@ def graph_from_ox(g: object) -> Iri | None:
 def quad_to_ox(q: Quad) -> ox.Quad:
     """The pyoxigraph quad."""
     return ox.Quad(to_ox(q.s), to_ox(q.p), to_ox(q.o), graph_to_ox(q.g))  # type: ignore[arg-type]
+
+
+def quads_to_ox(quads: Iterable[Quad]) -> list[ox.Quad]:
+    """The pyoxigraph quads of many quads (the write path: IRIs and triple terms converted once each)."""
+    named, default, make = _named, _DEFAULT_GRAPH, ox.Quad
+    triples: dict[TripleTerm, ox.Triple] = {}
+    out: list[ox.Quad] = []
+    append = out.append
+    try:
+        for q in quads:
+            s, o, g = q.s, q.o, q.g
+            kind = type(o)
+            if kind is Iri:
+                obj = named(o.value)  # type: ignore[union-attr]
+            elif kind is TripleTerm:
+                obj = triples.get(o)  # type: ignore[assignment]
+                if obj is None:
+                    obj = triples[o] = _to_ox(o)  # type: ignore[index, assignment]
+            else:
+                obj = _to_ox(o)
+            append(make(named(s.value) if type(s) is Iri else _to_ox(s), named(q.p.value), obj,  # type: ignore[arg-type]
+                        default if g is None else named(g.value)))
+    except ValueError:
+        return [quad_to_ox(q) for q in quads]  # raises the InputError naming the term
+    return out
 
 
 def quad_from_ox(q: ox.Quad) -> Quad:

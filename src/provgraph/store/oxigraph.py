@@ -15,7 +15,7 @@ from typing import BinaryIO
 import pyoxigraph as ox
 
 from provgraph.errors import QueryError, StoreError, StoreUnavailable
-from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quad_to_ox, to_ox
+from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quads_to_ox, to_ox
 from provgraph.rdf.terms import Iri, Quad, Subject, Term
 from provgraph.rdf.vocab import PREFIXES
 from provgraph.store.base import ANY, GraphSel, RdfFormat, Row, SelectResult
@@ -107,7 +107,7 @@ class OxigraphStore:
         may leave part of them written.
         """
         given = quads if isinstance(quads, list) else list(quads)
-        items = [quad_to_ox(q) for q in given]
+        items = quads_to_ox(given)
         self._written(given)
         try:
             if atomic:
