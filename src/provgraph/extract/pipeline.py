@@ -3,8 +3,10 @@
 A re-extraction writes its (chunk, extractor) in ONE store transaction that also removes the
 previous subgraph of the same (chunk, component, version, model) and the facts only it
 supported, so it replaces instead of duplicating. New subgraphs (nothing to remove) are
-gathered and written in one transaction per batch of ``batch_size`` chunks, followed by the
-batch's entity and chunk vectors. A failing model call marks the chunk failed for that extractor
+gathered and written once per batch (``batch_size`` chunks, or fewer once ``batch_seconds``
+have passed, so a slow model loses little work to a crash), followed by the batch's entity and
+chunk vectors: an entity's payload lists every chunk naming it, so fewer, larger batches rewrite
+it less often. A failing model call marks the chunk failed for that extractor
 and writes nothing for it; other chunks go on. After each batch, ``on_commit`` gets the
 documents all of whose chunks are now written to every store (the caller makes them durable and
 writes their completion records). A failed write ends the run and drops what was not yet written
@@ -14,6 +16,7 @@ writes their completion records). A failed write ends the run and drops what was
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -77,7 +80,8 @@ class ExtractionPipeline:
         entity_index: VectorIndex | None = None,
         chunk_index: VectorIndex | None = None,
         concurrency: int = 4,
-        batch_size: int = 512,
+        batch_size: int = 1024,
+        batch_seconds: float = 30.0,
         clock: Clock = _utcnow,
     ) -> None:
         if concurrency < 1:
@@ -89,6 +93,8 @@ class ExtractionPipeline:
         self.chunk_index = chunk_index
         self._limit = asyncio.Semaphore(concurrency)
         self.batch_size = batch_size
+        self.batch_seconds = batch_seconds
+        self._batch_started = time.monotonic()
         self._entities: dict[str, dict[str, Any]] = {}
         self._chunks: dict[str, tuple[dict[str, str], str]] = {}
         self._clock = clock
@@ -119,6 +125,7 @@ class ExtractionPipeline:
         chunks are all done (failed extractions included: ``extract`` retries them).
         """
         self._on_commit = on_commit
+        self._batch_started = time.monotonic()
         if self._failed:  # a failed run's counts are stale
             self._pending.clear()
             self._failed = False
@@ -134,7 +141,7 @@ class ExtractionPipeline:
                 del self._pending[chunk.document]
                 self._ready.append(chunk.document)
             self._batched += 1
-            if self._batched >= self.batch_size:
+            if self._batched >= self.batch_size or time.monotonic() - self._batch_started >= self.batch_seconds:
                 self._flush()
             if progress is not None:
                 for o in outcomes:
@@ -220,6 +227,7 @@ class ExtractionPipeline:
     def _flush(self) -> None:
         """Write the batch: its new quads, then its vectors (one upsert per index); then commit finished documents."""
         self._batched = 0
+        self._batch_started = time.monotonic()
         if self._failed:
             return
         ready, self._ready = self._ready, []
