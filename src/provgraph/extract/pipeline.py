@@ -95,7 +95,7 @@ class ExtractionPipeline:
         self.batch_size = batch_size
         self.batch_seconds = batch_seconds
         self._batch_started = time.monotonic()
-        self._entities: dict[str, dict[str, Any]] = {}
+        self._entities: dict[str, dict[str, Any]] = {}  # entity -> label, definition, chunks (an ordered set)
         self._chunks: dict[str, tuple[dict[str, str], str]] = {}
         self._clock = clock
         self._pending: dict[Iri, int] = {}
@@ -214,10 +214,14 @@ class ExtractionPipeline:
         known = self.entity_index.get([e.iri.value for e in new]) if new else {}
         for e in entities:
             key = e.iri.value
-            old = self._entities.get(key) or known.get(key, {})
-            chunks = list(dict.fromkeys([*old.get("chunks", []), chunk.iri.value]))
-            definition = e.definition or old.get("definition")
-            self._entities[key] = {"entity": key, "label": e.label, "definition": definition, "chunks": chunks}
+            entry = self._entities.get(key)
+            if entry is None:  # first mention in this batch: start from the stored payload
+                old = known.get(key, {})
+                entry = self._entities[key] = {"definition": old.get("definition"),
+                                               "chunks": dict.fromkeys(old.get("chunks", []))}
+            entry["label"] = e.label
+            entry["definition"] = e.definition or entry["definition"]
+            entry["chunks"][chunk.iri.value] = None  # an ordered set: a mention costs O(1), not O(chunks)
 
     def _embed_chunk(self, chunk: ChunkInput) -> None:
         if self.embedder is None or self.chunk_index is None:
@@ -265,7 +269,8 @@ class ExtractionPipeline:
         assert self.embedder is not None
         if self._entities and self.entity_index is not None:
             ids = list(self._entities)
-            payloads = [self._entities[i] for i in ids]
+            payloads = [{"entity": i, "label": e["label"], "definition": e["definition"], "chunks": list(e["chunks"])}
+                        for i, e in ((i, self._entities[i]) for i in ids)]
             texts = [entity_text(p["label"], p["definition"]) for p in payloads]
             self.entity_index.upsert(ids, self._embed_texts(texts), payloads)
         if self._chunks and self.chunk_index is not None:
