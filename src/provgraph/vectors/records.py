@@ -346,8 +346,13 @@ def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
+        if set(map(type, value)) <= _SCALARS:  # the common case (a list of ids), copied in C
+            return list(value)
         return [_copy(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
+
+
+_SCALARS = {str, int, float, bool, type(None)}
 
 
 def _postable(payload: Mapping[str, Any]) -> Iterator[tuple[str, Hashable]]:
