@@ -108,16 +108,16 @@ def quads_to_ox(quads: Iterable[Quad]) -> list[ox.Quad]:
     try:
         for q in quads:
             s, o, g = q.s, q.o, q.g
-            kind = type(o)
-            if kind is Iri:
-                obj = named(o.value)  # type: ignore[union-attr]
-            elif kind is TripleTerm:
-                obj = triples.get(o)  # type: ignore[assignment]
-                if obj is None:
-                    obj = triples[o] = _to_ox(o)  # type: ignore[index, assignment]
+            obj: ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple
+            if isinstance(o, Iri):
+                obj = named(o.value)
+            elif isinstance(o, TripleTerm):
+                if o not in triples:
+                    triples[o] = _to_ox(o)  # type: ignore[assignment]
+                obj = triples[o]
             else:
                 obj = _to_ox(o)
-            append(make(named(s.value) if type(s) is Iri else _to_ox(s), named(q.p.value), obj,  # type: ignore[arg-type]
+            append(make(named(s.value) if isinstance(s, Iri) else _to_ox(s), named(q.p.value), obj,  # type: ignore[arg-type]
                         default if g is None else named(g.value)))
     except ValueError:
         return [quad_to_ox(q) for q in quads]  # raises the InputError naming the term
