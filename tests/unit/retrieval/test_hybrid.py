@@ -143,3 +143,15 @@ def test_the_lexical_index_resyncs_only_after_its_source_was_written(
     retriever.chunks("Who isolated radium?", None, 3)
     retriever.entities("Who was Marie Curie?", None, 3)
     assert syncs == ["chunk", "entity", "chunk", "entity"]
+
+
+def test_the_lexical_index_replaces_and_removes_rows_by_id(tmp_path: Path) -> None:
+    lexical = Fts5Index(tmp_path)
+    lexical.put("chunk", [("a", "h1", "proton"), ("b", "h2", "radium"), ("a", "h3", "neutron")])
+    lexical.put("chunk", [("b", "h4", "polonium")])
+    assert lexical.stamps("chunk") == {"a": "h3", "b": "h4"}
+    assert {h.id for h in lexical.search("chunk", "neutron polonium", 5)} == {"a", "b"}
+    assert {h.id for h in lexical.search("chunk", "proton radium", 5)} == set()
+    lexical.remove("chunk", ["a", "unknown"])
+    assert lexical.stamps("chunk") == {"b": "h4"}
+    lexical.close()
