@@ -77,11 +77,6 @@ class LexicalIndex(Protocol):
         """Forget these ids of ``kind`` (unknown ids are ignored)."""
         ...
 
-    def _rowids(self, table: str, ids: Sequence[str]) -> list[int]:
-        """Rows holding any of ``ids``: ONE scan (``id`` is not indexed, so a lookup per id would scan each time)."""
-        wanted = set(ids)
-        return [rowid for rowid, ident in self._db.execute(f"SELECT rowid, id FROM {table}") if ident in wanted]
-
     def search(self, kind: str, query: str, k: int) -> list[LexicalHit]:
         """The ``k`` best matches of the query's words (any of them), best first."""
         ...
