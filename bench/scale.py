@@ -119,7 +119,7 @@ def ingest(rt: Runtime, folder: Path, docs: int, rng: random.Random, names: Sequ
         wall, cpu = time.perf_counter(), time.process_time()
         results = [loader.load_file(f) for f in files]
         chunks = [c for r in results for c in r.chunks]
-        outcomes = asyncio.run(pipe.run(chunks, only_missing=True))
+        outcomes = asyncio.run(pipe.run(chunks, only_missing=True, on_commit=rt.commit_documents))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         failed = sum(o.failed for o in outcomes)
         done += len(chunks)
@@ -182,6 +182,7 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=50)
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--keep", type=Path, help="build the collection under this home and keep it")
+    ap.add_argument("--queries-only", action="store_true", help="only the query figures, on the --keep collection")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     names = make_names(rng)
@@ -189,6 +190,10 @@ def main() -> None:
     try:
         settings = load_settings(home=str(home), collection="scale", chunk_size=1500, chunk_overlap=0)
         llm = ScriptedLlm()
+        if args.queries_only:
+            with Runtime(settings, create=False, llm=llm) as rt:  # type: ignore[arg-type]
+                queries(rt, names, args.questions, rng)
+            return
         with Runtime(settings, llm=llm) as rt:  # type: ignore[arg-type]
             rt.embedder.embed(["warm up"])
             docs_dir = home / "docs"

@@ -43,6 +43,17 @@ def _segment(clean: str) -> str:
     return encode_segment(clean.casefold())
 
 
+@lru_cache(maxsize=65_536)
+def _minted(base: str, prefix: str, label: str) -> tuple[Iri, str]:
+    """The IRI of a label and the label normalised (labels recur across chunks: each is minted once)."""
+    clean = normalise_label(label)
+    if not clean:
+        raise InputError(f"empty label: {label!r}")
+    if len(clean) > MAX_LABEL:
+        raise InputError(f"label longer than {MAX_LABEL} characters: {clean[:40]!r}…")
+    return Iri(base + prefix + _segment(clean)), clean
+
+
 class FactBuilder:
     """Mints entity and predicate IRIs and collects facts, labels and entities of one extraction."""
 
@@ -54,23 +65,15 @@ class FactBuilder:
         self.predicates: set[Iri] = set()
         self.definitions: dict[Iri, str] = {}
 
-    def _mint(self, prefix: str, label: str) -> Iri:
-        clean = normalise_label(label)
-        if not clean:
-            raise InputError(f"empty label: {label!r}")
-        if len(clean) > MAX_LABEL:
-            raise InputError(f"label longer than {MAX_LABEL} characters: {clean[:40]!r}…")
-        return Iri(self.base + prefix + _segment(clean))
-
     def entity(self, label: str) -> Iri:
         """The entity IRI for a label (its display label is recorded)."""
-        iri = self._mint("", label)
-        self.labels.setdefault(iri, normalise_label(label))
+        iri, clean = _minted(self.base, "", label)
+        self.labels.setdefault(iri, clean)
         return iri
 
     def predicate(self, label: str) -> Iri:
         """The predicate IRI for a relation phrase (lower-cased)."""
-        iri = self._mint("rel/", label.lower())
+        iri, _ = _minted(self.base, "rel/", label.lower())
         self.labels.setdefault(iri, normalise_label(label).lower())
         self.predicates.add(iri)
         return iri

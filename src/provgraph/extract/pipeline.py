@@ -1,22 +1,28 @@
 """Run extractors over chunks: facts, labels and ONE subgraph per (chunk, extractor), then vectors.
 
-Per (chunk, extractor) everything is written in ONE store transaction that also removes the
+A re-extraction writes its (chunk, extractor) in ONE store transaction that also removes the
 previous subgraph of the same (chunk, component, version, model) and the facts only it
-supported, so re-extraction replaces instead of duplicating. A failing model call marks the
-chunk failed for that extractor and writes nothing for it; other chunks go on. Entity and chunk
-vectors are written after the quads of their chunk, in batches (and at the end of a run). After
-each batch, ``on_commit`` gets the documents all of whose chunks are now written to every store
-(the caller makes them durable and writes their completion records).
+supported, so it replaces instead of duplicating. New subgraphs (nothing to remove) are
+gathered and written once per batch (``batch_size`` chunks, or fewer once ``batch_seconds``
+have passed, so a slow model loses little work to a crash), followed by the batch's entity and
+chunk vectors: an entity's payload lists every chunk naming it, so fewer, larger batches rewrite
+it less often. A failing model call marks the chunk failed for that extractor
+and writes nothing for it; other chunks go on. After each batch, ``on_commit`` gets the
+documents all of whose chunks are now written to every store (the caller makes them durable and
+writes their completion records). A failed write ends the run and drops what was not yet written
+(those documents stay incomplete and are redone by the next load).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from datetime import datetime, timezone
 
+import numpy as np
 from provgraph.errors import InputError, ModelError
 from provgraph.extract.base import ChunkInput, EntityInfo, Extraction, Extractor
 from provgraph.extract.derived import entity_text
@@ -32,6 +38,7 @@ from provgraph.vectors.base import VectorIndex
 __all__ = ["ChunkOutcome", "ExtractionPipeline", "subgraph_for"]
 
 Clock = Callable[[], datetime]
+_MAX_REMEMBERED = 50_000  # entity vectors kept for reuse within one pipeline
 
 
 def _utcnow() -> datetime:
@@ -73,7 +80,8 @@ class ExtractionPipeline:
         entity_index: VectorIndex | None = None,
         chunk_index: VectorIndex | None = None,
         concurrency: int = 4,
-        batch_size: int = 256,
+        batch_size: int = 1024,
+        batch_seconds: float = 30.0,
         clock: Clock = _utcnow,
     ) -> None:
         if concurrency < 1:
@@ -85,11 +93,18 @@ class ExtractionPipeline:
         self.chunk_index = chunk_index
         self._limit = asyncio.Semaphore(concurrency)
         self.batch_size = batch_size
-        self._entities: dict[str, dict[str, Any]] = {}
+        self.batch_seconds = batch_seconds
+        self._batch_started = time.monotonic()
+        self._entities: dict[str, dict[str, Any]] = {}  # entity -> label, definition, chunks (an ordered set)
         self._chunks: dict[str, tuple[dict[str, str], str]] = {}
         self._clock = clock
         self._pending: dict[Iri, int] = {}
         self._ready: list[Iri] = []
+        self._quads: list[Quad] = []  # new subgraphs of this batch, written before its vectors
+        self._subgraphs: set[Iri] = set()  # ... and their IRIs
+        self._batched = 0  # chunks extracted since the last batch was written
+        self._vectors: dict[str, np.ndarray] = {}  # entity text -> vector (labels recur in many chunks)
+        self._failed = False  # a write failed: nothing more is written in this run
         self._on_commit: Callable[[list[Iri]], None] | None = None
 
     def is_done(self, chunk: Iri, extractor: Extractor) -> bool:
@@ -110,6 +125,10 @@ class ExtractionPipeline:
         chunks are all done (failed extractions included: ``extract`` retries them).
         """
         self._on_commit = on_commit
+        self._batch_started = time.monotonic()
+        if self._failed:  # a failed run's counts are stale
+            self._pending.clear()
+            self._failed = False
         for chunk in chunks:
             self._pending[chunk.document] = self._pending.get(chunk.document, 0) + 1
 
@@ -121,6 +140,9 @@ class ExtractionPipeline:
             if not self._pending[chunk.document]:
                 del self._pending[chunk.document]
                 self._ready.append(chunk.document)
+            self._batched += 1
+            if self._batched >= self.batch_size or time.monotonic() - self._batch_started >= self.batch_seconds:
+                self._flush()
             if progress is not None:
                 for o in outcomes:
                     progress(o)
@@ -128,8 +150,10 @@ class ExtractionPipeline:
 
         try:
             results = await asyncio.gather(*(one(c) for c in chunks))
-        finally:
-            self._flush_vectors()  # vectors follow the quads of their chunks, batched
+        except BaseException:
+            self._drop()  # nothing more is written: unfinished documents stay incomplete
+            raise
+        self._flush()
         return [o for group in results for o in group]
 
     async def _extract(self, chunk: ChunkInput, extractor: Extractor, only_missing: bool) -> ChunkOutcome:
@@ -154,9 +178,34 @@ class ExtractionPipeline:
             evidence=ex.evidence,
         )
         knowledge = [Quad(f.s, f.p, f.o) for f in ex.facts] + list(ex.labels)
+        if sg in self._subgraphs:  # the same chunk twice in one batch: the earlier one is replaced
+            self._write_quads()
         removal = subgraph_removal(self.store, [sg], keep_facts=ex.facts)
-        self.store.apply(remove=removal, add=knowledge + prov)
+        if removal:  # a re-extraction: the support sets it reads must include this batch's facts
+            self._write_quads()
+            removal = subgraph_removal(self.store, [sg], keep_facts=ex.facts)
+            self.store.apply(remove=removal, add=knowledge + prov)
+        else:
+            self._quads += knowledge
+            self._quads += prov
+            self._subgraphs.add(sg)
         return len(prov)
+
+    def _write_quads(self) -> None:
+        """The batch's new subgraphs: bulk-loaded, then their ``rdf:type tg:Subgraph`` in one transaction.
+
+        The type marks a subgraph as done (:meth:`is_done`); written last, a bulk load that fails
+        part-way leaves no chunk marked done, so the next load extracts them again, and replacing
+        a subgraph of the same (deterministic) IRI removes whatever part of it was written.
+        """
+        quads, self._quads = self._quads, []
+        self._subgraphs.clear()
+        if not quads:
+            return
+        kind, subgraph = RDF.type.value, TG.Subgraph.value
+        is_mark = [q.p.value == kind and isinstance(q.o, Iri) and q.o.value == subgraph for q in quads]
+        self.store.bulk_add([q for q, mark in zip(quads, is_mark) if not mark])
+        self.store.add([q for q, mark in zip(quads, is_mark) if mark])
 
     def _embed_entities(self, chunk: ChunkInput, entities: Sequence[EntityInfo]) -> None:
         if self.embedder is None or self.entity_index is None or not entities:
@@ -165,35 +214,65 @@ class ExtractionPipeline:
         known = self.entity_index.get([e.iri.value for e in new]) if new else {}
         for e in entities:
             key = e.iri.value
-            old = self._entities.get(key) or known.get(key, {})
-            chunks = list(dict.fromkeys([*old.get("chunks", []), chunk.iri.value]))
-            definition = e.definition or old.get("definition")
-            self._entities[key] = {"entity": key, "label": e.label, "definition": definition, "chunks": chunks}
-        if len(self._entities) >= self.batch_size:
-            self._flush_vectors()
+            entry = self._entities.get(key)
+            if entry is None:  # first mention in this batch: start from the stored payload
+                old = known.get(key, {})
+                entry = self._entities[key] = {"definition": old.get("definition"),
+                                               "chunks": dict.fromkeys(old.get("chunks", []))}
+            entry["label"] = e.label
+            entry["definition"] = e.definition or entry["definition"]
+            entry["chunks"][chunk.iri.value] = None  # an ordered set: a mention costs O(1), not O(chunks)
 
     def _embed_chunk(self, chunk: ChunkInput) -> None:
         if self.embedder is None or self.chunk_index is None:
             return
         self._chunks[chunk.iri.value] = ({"chunk": chunk.iri.value, "document": chunk.document.value}, chunk.text)
-        if len(self._chunks) >= self.batch_size:
-            self._flush_vectors()
 
-    def _flush_vectors(self) -> None:
-        """Embed and upsert what is buffered, in one batch per index; then commit finished documents."""
-        if self.embedder is not None:
-            self._upsert_vectors()
+    def _flush(self) -> None:
+        """Write the batch: its new quads, then its vectors (one upsert per index); then commit finished documents."""
+        self._batched = 0
+        self._batch_started = time.monotonic()
+        if self._failed:
+            return
         ready, self._ready = self._ready, []
+        try:
+            self._write_quads()
+            if self.embedder is not None:
+                self._upsert_vectors()
+        except BaseException:
+            self._drop()
+            raise
         if ready and self._on_commit is not None:
             self._on_commit(ready)
+
+    def _drop(self) -> None:
+        """Forget what is buffered and write nothing more in this run (after a failure)."""
+        self._failed = True
+        self._quads.clear()
+        self._subgraphs.clear()
+        self._entities.clear()
+        self._chunks.clear()
+        self._ready.clear()
+
+    def _embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Entity vectors; a text seen before (a recurring label) is not embedded again."""
+        assert self.embedder is not None
+        known = self._vectors
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            if len(known) + len(missing) > _MAX_REMEMBERED:
+                known.clear()
+            known.update(zip(missing, self.embedder.embed(missing)))
+        return np.stack([known[t] for t in texts]) if texts else np.empty((0, self.embedder.dimension))
 
     def _upsert_vectors(self) -> None:
         assert self.embedder is not None
         if self._entities and self.entity_index is not None:
             ids = list(self._entities)
-            payloads = [self._entities[i] for i in ids]
+            payloads = [{"entity": i, "label": e["label"], "definition": e["definition"], "chunks": list(e["chunks"])}
+                        for i, e in ((i, self._entities[i]) for i in ids)]
             texts = [entity_text(p["label"], p["definition"]) for p in payloads]
-            self.entity_index.upsert(ids, self.embedder.embed(texts), payloads)
+            self.entity_index.upsert(ids, self._embed_texts(texts), payloads)
         if self._chunks and self.chunk_index is not None:
             ids = list(self._chunks)
             self.chunk_index.upsert(ids, self.embedder.embed([self._chunks[i][1] for i in ids]),

@@ -132,10 +132,12 @@ class Librarian(Protocol):
     """Stores records with their bytes and text; one librarian per collection.
 
     Every method raises :class:`~provgraph.errors.StoreError` when the storage itself fails.
-    ``generation`` grows with every write this process makes (derived indexes resync when it moved).
+    ``generation`` grows with every write this process makes (derived indexes resync when it moved);
+    ``content_generation`` too, except for writes that only add answer records.
     """
 
     generation: int
+    content_generation: int
 
     def add(self, records: Sequence[NewRecord]) -> None:
         """Add or replace ``records``, all or nothing; idempotent for identical records.

@@ -113,9 +113,10 @@ class Fts5Index:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                for ident, stamp, text in rows:
-                    self._db.execute(f"DELETE FROM {table} WHERE id = ?", (ident,))
-                    self._db.execute(f"INSERT INTO {table} (id, stamp, body) VALUES (?, ?, ?)", (ident, stamp, text))
+                rows = list({r[0]: r for r in rows}.values())  # an id given twice: the last wins
+                old = self._rowids(table, [r[0] for r in rows])
+                self._db.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(r,) for r in old])
+                self._db.executemany(f"INSERT INTO {table} (id, stamp, body) VALUES (?, ?, ?)", rows)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -129,11 +130,16 @@ class Fts5Index:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.executemany(f"DELETE FROM {table} WHERE id = ?", [(i,) for i in gone])
+                self._db.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(r,) for r in self._rowids(table, gone)])
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+
+    def _rowids(self, table: str, ids: Sequence[str]) -> list[int]:
+        """Rows holding any of ``ids``: ONE scan (``id`` is not indexed, so a lookup per id would scan each time)."""
+        wanted = set(ids)
+        return [rowid for rowid, ident in self._db.execute(f"SELECT rowid, id FROM {table}") if ident in wanted]
 
     def search(self, kind: str, query: str, k: int) -> list[LexicalHit]:
         table = _table(kind)

@@ -118,6 +118,7 @@ class SqliteLibrarian:
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self.generation = 0  # bumped by every write transaction; derived indexes compare against it
+        self.content_generation = 0  # the same, except for writes of answer records only (never indexed)
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path / DB_NAME, isolation_level=None, check_same_thread=False, timeout=10.0)
@@ -169,11 +170,12 @@ class SqliteLibrarian:
         return self._db
 
     @contextmanager
-    def _write(self, doing: str) -> Iterator[sqlite3.Connection]:
+    def _write(self, doing: str, *, content: bool = True) -> Iterator[sqlite3.Connection]:
         """One write transaction holding SQLite's write lock; rolled back on any error."""
         with self._lock, self._errors(doing):
             db = self._conn()
             self.generation += 1
+            self.content_generation += content
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
@@ -266,7 +268,7 @@ class SqliteLibrarian:
         written: list[str] = []
         garbage: set[str] = set()
         now = _iso(datetime.now(UTC))
-        with self._write("add") as db:
+        with self._write("add", content=any(p.rec.kind != "answer" for p in batch)) as db:
             try:
                 changed: list[str] = []
                 rows: list[tuple[object, ...]] = []

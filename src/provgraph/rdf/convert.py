@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 import pyoxigraph as ox
@@ -9,7 +10,7 @@ import pyoxigraph as ox
 from provgraph.errors import InputError
 from provgraph.rdf.terms import BlankNode, Iri, Literal, Quad, Term, TripleTerm
 
-__all__ = ["to_ox", "from_ox", "quad_to_ox", "quad_from_ox", "graph_to_ox", "graph_from_ox"]
+__all__ = ["to_ox", "from_ox", "quad_to_ox", "quads_to_ox", "quad_from_ox", "graph_to_ox", "graph_from_ox"]
 
 _OX_XSD_STRING = ox.NamedNode("http://www.w3.org/2001/XMLSchema#string")
 _DEFAULT_GRAPH = ox.DefaultGraph()
@@ -56,15 +57,27 @@ def from_ox(term: object) -> Term:
     if isinstance(term, ox.NamedNode):
         return _iri(term.value)
     if isinstance(term, ox.Literal):
-        if term.language:
-            return Literal(term.value, language=term.language)
-        dt = term.datatype
-        return Literal(term.value, datatype=None if dt == _OX_XSD_STRING else _iri(dt.value))
+        return _literal(term)
     if isinstance(term, ox.BlankNode):
         return BlankNode(term.value)
     if isinstance(term, ox.Triple):
-        return TripleTerm(from_ox(term.subject), from_ox(term.predicate), from_ox(term.object))  # type: ignore[arg-type]
+        return _triple(term)
     raise InputError(f"not an RDF term: {term!r}")
+
+
+@lru_cache(maxsize=65_536)
+def _literal(term: ox.Literal) -> Literal:
+    """Literals read back repeat too (offsets, labels): each is converted once (a Literal is immutable)."""
+    if term.language:
+        return Literal(term.value, language=term.language)
+    dt = term.datatype
+    return Literal(term.value, datatype=None if dt == _OX_XSD_STRING else _iri(dt.value))
+
+
+@lru_cache(maxsize=65_536)
+def _triple(term: ox.Triple) -> TripleTerm:
+    """Triple terms (facts) are read back by many queries: each is converted once."""
+    return TripleTerm(from_ox(term.subject), from_ox(term.predicate), from_ox(term.object))  # type: ignore[arg-type]
 
 
 def graph_to_ox(g: Iri | None) -> ox.NamedNode | ox.DefaultGraph:
@@ -84,6 +97,31 @@ def graph_from_ox(g: object) -> Iri | None:
 def quad_to_ox(q: Quad) -> ox.Quad:
     """The pyoxigraph quad."""
     return ox.Quad(to_ox(q.s), to_ox(q.p), to_ox(q.o), graph_to_ox(q.g))  # type: ignore[arg-type]
+
+
+def quads_to_ox(quads: Iterable[Quad]) -> list[ox.Quad]:
+    """The pyoxigraph quads of many quads (the write path: IRIs and triple terms converted once each)."""
+    named, default, make = _named, _DEFAULT_GRAPH, ox.Quad
+    triples: dict[TripleTerm, ox.Triple] = {}
+    out: list[ox.Quad] = []
+    append = out.append
+    try:
+        for q in quads:
+            s, o, g = q.s, q.o, q.g
+            obj: ox.NamedNode | ox.Literal | ox.BlankNode | ox.Triple
+            if isinstance(o, Iri):
+                obj = named(o.value)
+            elif isinstance(o, TripleTerm):
+                if o not in triples:
+                    triples[o] = _to_ox(o)  # type: ignore[assignment]
+                obj = triples[o]
+            else:
+                obj = _to_ox(o)
+            append(make(named(s.value) if isinstance(s, Iri) else _to_ox(s), named(q.p.value), obj,  # type: ignore[arg-type]
+                        default if g is None else named(g.value)))
+    except ValueError:
+        return [quad_to_ox(q) for q in quads]  # raises the InputError naming the term
+    return out
 
 
 def quad_from_ox(q: ox.Quad) -> Quad:

@@ -60,7 +60,7 @@ from provgraph.retrieval.graph_walk import WalkLimits, chunk_facts, seed_entitie
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
 from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.markers import graph_rag_citations
-from provgraph.retrieval.sources import edge_sources
+from provgraph.retrieval.sources import edge_chunks, edge_sources
 from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,
     NOTHING_CITABLE,
@@ -79,6 +79,7 @@ from provgraph.vectors.base import VectorIndex
 __all__ = ["GraphRag", "GraphRagParams", "GROUNDING_SCHEMA"]
 
 Clock = Callable[[], datetime]
+_MAX_LABELS = 200_000
 _POOL = 8  # chunks of the selected edges an extractive answer quotes from, best hybrid-ranked first
 
 GROUNDING_SCHEMA: dict[str, Any] = {
@@ -181,6 +182,15 @@ class GraphRag:
         self.params = params or GraphRagParams()
         self.clock = clock
         self.trace = trace
+        self._labels: dict[Any, str] = {}  # labels of terms seen, shared by requests...
+        self._labels_of = -1  # ... while the knowledge graph stays at this generation
+
+    def _label_cache(self) -> LabelCache:
+        generation = self.store.knowledge_generation
+        if generation != self._labels_of or len(self._labels) > _MAX_LABELS:
+            self._labels.clear()
+            self._labels_of = generation
+        return LabelCache(self.store, self._labels)
 
     async def ask(
         self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
@@ -192,7 +202,7 @@ class GraphRag:
         """
         sid = session_id or ids.new_session_id()
         writer = TraceWriter(self.store, enabled=self.trace)
-        run = _Run(sid, question, ids.question_iri(sid), writer, LabelCache(self.store),
+        run = _Run(sid, question, ids.question_iri(sid), writer, self._label_cache(),
                    deadline=Deadline(self.params.question_deadline))
         try:
             async for event in self._steps(run, informed_by):
@@ -267,12 +277,11 @@ class GraphRag:
         scores = similarities(self.embedder, question, edges)
         similarity = {e.edge: float(v) for e, v in zip(edges, scores)}
         if self.retriever is not None and edges:
-            found = edge_sources(self.store, [e.edge for e in edges])
             scores = boost_scores(
                 [e.edge for e in edges], scores,
                 linked=[Iri(r.id) for r in run.entities if r.exact][:4],
                 chunk_rank={r.id: i for i, r in enumerate(run.chunks, start=1)},
-                edge_chunks={e: [s.chunk for s in v] for e, v in found.items()})
+                edge_chunks=edge_chunks(self.store, [e.edge for e in edges]))
         edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
         if self.llm is None:
             return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity,

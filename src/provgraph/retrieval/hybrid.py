@@ -10,8 +10,9 @@ first), and by vector similarity of the question to their labels.
 
 Before a search the lexical index is brought in step with the librarian (chunks) and the store
 (entity labels), see :mod:`provgraph.retrieval.lexical_sync` — only when that source was written
-since the last sync (its ``generation`` moved), so a question on an unchanged collection reads
-neither every chunk id nor every label.
+since the last sync (its ``content_generation`` / ``knowledge_generation`` moved: a question's own
+answer record and trace do not count), so a question on an unchanged collection reads neither
+every chunk id nor every label.
 """
 
 from __future__ import annotations
@@ -107,14 +108,14 @@ class HybridRetriever:
 
     def _sync_chunks(self) -> None:
         """Bring the chunk index up to the librarian, only when the librarian was written since the last sync."""
-        generation = self.librarian.generation
+        generation = self.librarian.content_generation  # answers written by questions are not indexed
         if self._synced.get("chunk") != generation:
             self._hashes = sync_chunks(self.lexical, self.librarian)
             self._synced["chunk"] = generation
 
     def _sync_entities(self) -> None:
         """Bring the entity index up to the store's labels, only when the store was written since the last sync."""
-        generation = self.store.generation
+        generation = self.store.knowledge_generation  # labels live in the default graph; traces do not
         if self._synced.get("entity") != generation:
             self._labels = sync_entities(self.lexical, self.store)
             self._synced["entity"] = generation
@@ -131,19 +132,24 @@ class HybridRetriever:
             hits = self.chunk_index.search(vector, pool)
             lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
         fused = [r for r in fuse(lists) if r.id in self._hashes]
-        texts = self.librarian.texts([r.id for r in fused], missing_ok=True)
         seen: set[str] = set()
         content: list[Ranked] = []
         demoted: list[Ranked] = []
-        for r in fused:
-            digest = self._hashes[r.id]
-            if digest in seen or r.id not in texts:
-                continue
-            seen.add(digest)
-            if is_boilerplate(texts[r.id]):
-                demoted.append(Ranked(r.id, r.score, r.found, demoted=True))
-            else:
-                content.append(r)
+        # texts are read a batch at a time, until k content chunks are found (usually the first batch)
+        for start in range(0, len(fused), 2 * k):
+            if len(content) >= k:
+                break
+            batch = fused[start : start + 2 * k]
+            texts = self.librarian.texts([r.id for r in batch], missing_ok=True)
+            for r in batch:
+                digest = self._hashes[r.id]
+                if digest in seen or r.id not in texts:
+                    continue
+                seen.add(digest)
+                if is_boilerplate(texts[r.id]):
+                    demoted.append(Ranked(r.id, r.score, r.found, demoted=True))
+                else:
+                    content.append(r)
         return (content + demoted)[:k]
 
     def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:

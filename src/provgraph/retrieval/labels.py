@@ -35,11 +35,14 @@ def fallback_label(term: Term) -> str:
 
 
 class LabelCache:
-    """Labels of one request's terms; ``queries`` counts the store round trips made."""
+    """Labels of one request's terms; ``queries`` counts the store round trips made.
 
-    def __init__(self, store: OxigraphStore) -> None:
+    ``known`` shares labels between requests (the caller clears it when the knowledge graph changes).
+    """
+
+    def __init__(self, store: OxigraphStore, known: dict[Term, str] | None = None) -> None:
         self._store = store
-        self._labels: dict[Term, str] = {}
+        self._labels: dict[Term, str] = {} if known is None else known
         self.queries = 0
 
     def resolve(self, terms: Iterable[Term]) -> None:

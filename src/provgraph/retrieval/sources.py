@@ -13,7 +13,7 @@ from provgraph.events import Source
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["edge_sources", "chunk_sources"]
+__all__ = ["edge_sources", "edge_chunks", "chunk_sources"]
 
 _CHAIN = """
     ?chunk tg:chunkIndex ?cidx ; tg:charOffset ?coff ; tg:charLength ?clen ; prov:wasDerivedFrom ?parent .
@@ -26,6 +26,9 @@ _CHAIN = """
 
 # VALUES inside the GRAPH block, so the engine starts from the given terms
 _EDGES = "SELECT ?t ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?t {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
+# the edges are numbered in VALUES, so a row names its edge by a small integer (no triple term to read back)
+_EDGE_CHUNKS = ("SELECT ?i ?chunk WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?t) {{ {values} }} "
+                "?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk . }} }}")
 _CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
 
 
@@ -70,6 +73,20 @@ def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm]) -> dict[Trip
         if isinstance(edge, TripleTerm) and edge in found:
             found[edge].append(_source(row, edge))
     return {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
+
+
+def edge_chunks(store: OxigraphStore, edges: Sequence[TripleTerm]) -> dict[TripleTerm, list[str]]:
+    """The chunks each edge was extracted from (one light store query for all of them)."""
+    unique = list(dict.fromkeys(edges))
+    found: dict[TripleTerm, list[str]] = {e: [] for e in unique}
+    if not unique:
+        return found
+    rows = store.select(_EDGE_CHUNKS.format(values=" ".join(f"({i} {e})" for i, e in enumerate(unique))))
+    for row in rows:
+        i, chunk = row.get("i"), row.get("chunk")
+        if isinstance(i, Literal) and isinstance(chunk, Iri):
+            found[unique[int(i.value)]].append(chunk.value)
+    return {e: list(dict.fromkeys(v)) for e, v in found.items()}
 
 
 def chunk_sources(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, Source]:

@@ -254,11 +254,24 @@ class RecordTable:
             self._keys[row] = key
             self._post(key, payload)
         else:  # only the postings that changed: a payload list that grows is not re-posted whole
-            old, new = set(_postable(self._payloads[row])), set(_postable(payload))
-            self._post_pairs(key, old - new, remove=True)
-            self._post_pairs(key, new - old)
+            self._repost(key, self._payloads[row], payload)
         self._matrix[row] = vector
         self._payloads[row] = _copy(dict(payload))
+
+    def _repost(self, key: int, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+        """Post what ``new`` adds to ``old`` and unpost what it drops, field by field."""
+        for field in old.keys() | new.keys():
+            before, after = old.get(field), new.get(field)
+            if before == after:
+                continue
+            if isinstance(before, list) and isinstance(after, list) and after[: len(before)] == before:
+                gone: set[tuple[str, Hashable]] = set()  # the list grew at its end: post the new items only
+                added = set(_postable({field: after[len(before):]}))
+            else:
+                gone = set(_postable({field: before})) if field in old else set()
+                added = set(_postable({field: after})) if field in new else set()
+            self._post_pairs(key, gone - added, remove=True)
+            self._post_pairs(key, added - gone)
 
     def _drop(self, record_id: str, key: int) -> None:
         row = self._row_of_id.pop(record_id)
@@ -333,8 +346,13 @@ def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
+        if set(map(type, value)) <= _SCALARS:  # the common case (a list of ids), copied in C
+            return list(value)
         return [_copy(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
+
+
+_SCALARS = {str, int, float, bool, type(None)}
 
 
 def _postable(payload: Mapping[str, Any]) -> Iterator[tuple[str, Hashable]]:

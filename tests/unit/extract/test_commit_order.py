@@ -6,11 +6,15 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from provgraph.errors import StoreError
 from provgraph.extract.base import ChunkInput
 from provgraph.extract.cooccurrence import CooccurrenceExtractor
 from provgraph.extract.pipeline import ExtractionPipeline
 from provgraph.models.embedders import Model2VecEmbedder
 from provgraph.rdf.terms import Iri
+from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.usearch_index import open_index
 
@@ -43,3 +47,54 @@ def test_on_commit_follows_the_vectors_of_every_chunk_of_the_document(tmp_path: 
         assert {c.iri.value for c in chunks if c.document.value == f"urn:doc:{doc}"} <= written
     chunks_index.close()
     entities.close()
+
+
+def _pipeline(tmp_path: Path, store: OxigraphStore, **kw: Any) -> tuple[ExtractionPipeline, list[ChunkInput]]:
+    embedder = Model2VecEmbedder()
+    chunks_index = open_index(tmp_path, "chunks", model=embedder.name, dimension=embedder.dimension)
+    entities = open_index(tmp_path, "entities", model=embedder.name, dimension=embedder.dimension)
+    chunks = [ChunkInput(Iri(f"urn:chunk:{d}{i}"), text, Iri(f"urn:doc:{d}"))
+              for d, texts in TEXTS.items() for i, text in enumerate(texts)]
+    return ExtractionPipeline(store, [CooccurrenceExtractor(entity_base="urn:e:")], embedder=embedder,
+                              entity_index=entities, chunk_index=chunks_index, **kw), chunks
+
+
+def test_a_batch_is_bulk_loaded_then_its_done_marks_then_committed(tmp_path: Path) -> None:
+    store = OxigraphStore()
+    log: list[tuple[str, Any]] = []
+    add = store.add
+
+    def logged(quads: Any, *, atomic: bool = True) -> int:
+        quads = list(quads)
+        log.append(("add" if atomic else "bulk", set(quads)))
+        return add(quads, atomic=atomic)
+
+    store.add = logged  # type: ignore[method-assign]
+    pipe, chunks = _pipeline(tmp_path, store)
+    asyncio.run(pipe.run(chunks, on_commit=lambda docs: log.append(("commit", len(docs)))))
+    marks = set(store.match(None, RDF.type, TG.Subgraph, g=GRAPH_SOURCE))
+    assert len(marks) == 4 and [kind for kind, _ in log] == ["bulk", "add", "commit"]
+    assert log[1][1] == marks and log[0][1] == set(store.match()) - marks and log[2] == ("commit", 2)
+
+
+def test_a_failed_batch_write_commits_nothing_and_marks_no_chunk_done(tmp_path: Path) -> None:
+    store = OxigraphStore()
+    add = store.add
+
+    def full_disk(quads: Any, *, atomic: bool = True) -> int:
+        if not atomic:
+            add(list(quads)[:5], atomic=False)  # part of the batch got written
+            raise StoreError("collection memory: bulk load failed: No space left on device")
+        return add(quads, atomic=atomic)
+
+    store.add = full_disk  # type: ignore[method-assign]
+    pipe, chunks = _pipeline(tmp_path, store)
+    committed: list[Iri] = []
+    with pytest.raises(StoreError, match="No space left"):
+        asyncio.run(pipe.run(chunks, on_commit=committed.extend))
+    assert committed == [] and store.count(None, RDF.type, TG.Subgraph, g=GRAPH_SOURCE) == 0
+    assert pipe.entity_index is not None and pipe.entity_index.count() == 0
+    store.add = add  # type: ignore[method-assign]  # space freed: the next run writes everything
+    asyncio.run(pipe.run(chunks, only_missing=True, on_commit=committed.extend))
+    assert sorted(d.value for d in committed) == ["urn:doc:a", "urn:doc:b"]
+    assert store.count(None, RDF.type, TG.Subgraph, g=GRAPH_SOURCE) == 4

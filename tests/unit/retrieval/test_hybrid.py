@@ -11,7 +11,7 @@ import pytest
 from provgraph.librarian import NewRecord, SqliteLibrarian
 from provgraph.librarian.lexical import LEXICAL_DB, Fts5Index
 from provgraph.rdf.terms import Iri, Literal, Quad
-from provgraph.rdf.vocab import RDFS
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL, RDFS
 from provgraph.retrieval.hybrid import DENSE, LEXICAL, Finding, HybridRetriever, fuse
 from provgraph.retrieval.lexical_sync import ALT_LABEL
 from provgraph.store.oxigraph import OxigraphStore
@@ -137,3 +137,21 @@ def test_the_lexical_index_resyncs_only_after_its_source_was_written(
     assert [r.id for r in retriever.chunks("Who isolated radium?", None, 3)] == ["urn:doc:b/c0"]
     assert [r.id for r in retriever.entities("Who was Marie Curie?", None, 3)][0] == "urn:e:curie"
     assert syncs == ["chunk", "entity", "chunk", "entity"]
+    # a question's own writes (its answer record, its trace) are not sources of the index
+    lib.add([NewRecord(id="urn:answer:1", kind="answer", content="Marie Curie.")])
+    store.add([Quad(Iri("urn:q:1"), RDFS.label, Literal("a question"), GRAPH_RETRIEVAL)])
+    retriever.chunks("Who isolated radium?", None, 3)
+    retriever.entities("Who was Marie Curie?", None, 3)
+    assert syncs == ["chunk", "entity", "chunk", "entity"]
+
+
+def test_the_lexical_index_replaces_and_removes_rows_by_id(tmp_path: Path) -> None:
+    lexical = Fts5Index(tmp_path)
+    lexical.put("chunk", [("a", "h1", "proton"), ("b", "h2", "radium"), ("a", "h3", "neutron")])
+    lexical.put("chunk", [("b", "h4", "polonium")])
+    assert lexical.stamps("chunk") == {"a": "h3", "b": "h4"}
+    assert {h.id for h in lexical.search("chunk", "neutron polonium", 5)} == {"a", "b"}
+    assert {h.id for h in lexical.search("chunk", "proton radium", 5)} == set()
+    lexical.remove("chunk", ["a", "unknown"])
+    assert lexical.stamps("chunk") == {"b": "h4"}
+    lexical.close()

@@ -97,6 +97,20 @@ def test_filters_follow_a_replaced_payload_list(index: UsearchIndex) -> None:
     assert [h.id for h in index.search(data[0], 5, where={"chunks": "c4"})] == ["a"]
 
 
+def test_filters_follow_a_payload_list_that_grows_and_fields_that_come_and_go(index: UsearchIndex) -> None:
+    data = embedding_like(2, seed=7)
+    index.upsert(["a", "b"], data, [{"chunks": ["c1"], "doc": "d1"}, {"chunks": ["c1"]}])
+    index.upsert(["a"], data[:1], [{"chunks": ["c1", "c2", "c1"], "tag": "t"}])  # grew at its end; doc gone
+    index.upsert(["b"], data[1:], [{"chunks": ["c1", "c3"]}])
+    assert {h.id for h in index.search(data[0], 5, where={"chunks": "c1"})} == {"a", "b"}
+    assert [h.id for h in index.search(data[0], 5, where={"chunks": "c2"})] == ["a"]
+    assert [h.id for h in index.search(data[0], 5, where={"chunks": "c3"})] == ["b"]
+    assert index.search(data[0], 5, where={"doc": "d1"}) == []
+    assert [h.id for h in index.search(data[0], 5, where={"tag": "t"})] == ["a"]
+    index.upsert(["a"], data[:1], [{"chunks": ["c2"]}])  # shrank: c1 is no longer a's
+    assert [h.id for h in index.search(data[0], 5, where={"chunks": "c1"})] == ["b"]
+
+
 @pytest.mark.parametrize("wanted", ["d3", "rare"], ids=["broad-filter", "selective-filter"])
 def test_filters_on_the_ann_path(tmp_path: Path, wanted: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(usearch_index, "SELECTIVE", 100)  # "d3" (300 records) goes through the graph
