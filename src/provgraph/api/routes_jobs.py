@@ -21,12 +21,15 @@ from fastapi import APIRouter, FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
 
 from provgraph.api.errors import ApiError, one_line
-from provgraph.api.routes_data import ERRORS
-from provgraph.api.schemas import NAME, JobOut
+from provgraph.api.objects import from_objects, to_objects
+from provgraph.api.routes_data import ERRORS, RESULT_FORM, ResultForm
+from provgraph.api.schemas import NAME, ExtractRequest, JobOut
 from provgraph.api.state import ServerState, request_settings, state_of, user_of
 from provgraph.config import Settings
 from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.explain.documents import load_summary
+from provgraph.extract.base import ChunkInput
+from provgraph.rdf.terms import Iri
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.layout import check_name
 
@@ -51,6 +54,7 @@ class Job:
     chunks_done: int = 0
     result: dict[str, Any] | None = None
     errors: list[str] = field(default_factory=list)
+    loaded: list[LoadResult] = field(default_factory=list)
     changed: threading.Event = field(default_factory=threading.Event)
 
     def view(self) -> dict[str, Any]:
@@ -121,6 +125,7 @@ class Jobs:
                                 await rt.llm.aclose()
 
                     outcomes = asyncio.run(extract())
+            job.loaded = results
             job.result = load_summary(results, outcomes, failed)
             job.errors = failed + [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
             job.status = "done"
@@ -187,12 +192,38 @@ async def _job_stream(job: Job) -> AsyncIterator[bytes]:
 
 @router.get("/jobs/{job_id}", response_model=JobOut,
             responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}})
-async def job(request: Request, job_id: str) -> Any:
-    """A load job's progress; with ``Accept: text/event-stream`` one ``data:`` per change until it ends."""
+async def job(request: Request, job_id: str, form: ResultForm = RESULT_FORM) -> Any:
+    """A load job's progress; with ``Accept: text/event-stream`` one ``data:`` per change until it ends.
+
+    ``form=objects`` adds ``loaded``: each document's ``LoadResult`` as the Python client rebuilds it.
+    """
     found = state_of(request).jobs.get(user_of(request), job_id)
     if "text/event-stream" in request.headers.get("accept", ""):
         return StreamingResponse(_job_stream(found), media_type="text/event-stream")
-    return found.view()
+    return {**found.view(), "loaded": to_objects(found.loaded)} if form == "objects" else found.view()
+
+
+@router.post("/collections/{collection}/extract", response_model=list[dict[str, Any]])
+def extract(request: Request, collection: str, body: ExtractRequest) -> list[Any]:
+    """Extract and embed the given chunks (only those not yet extracted), under the write lock: what
+    ``Provgraph.extract`` does; chunks and outcomes in the typed form (``ChunkInput``, ``ChunkOutcome``)."""
+    chunks = from_objects(body.chunks)
+    if not all(isinstance(c, ChunkInput) and isinstance(c.iri, Iri) and isinstance(c.document, Iri)
+               and isinstance(c.text, str) for c in chunks):
+        raise InputError("chunks must be ChunkInput objects (as Client.load's results carry them)")
+    settings = request_settings(request, check_name("collection", collection))
+    with state_of(request).pool.use(settings, write=True) as rt:
+        pipe = rt.extraction(rt.extractors(body.extractors))
+
+        async def run() -> list[Any]:
+            try:
+                return await pipe.run(chunks, only_missing=True, on_commit=rt.commit_documents)
+            finally:
+                if rt.llm is not None:
+                    await rt.llm.aclose()
+
+        outcomes = asyncio.run(run())
+    return [to_objects(o) for o in outcomes]
 
 
 def install(app: FastAPI, state: ServerState, prefix: str) -> None:
