@@ -61,6 +61,7 @@ class RuntimePool:
             try:
                 for part in ("store", "librarian", "entity_index", "chunk_index"):
                     getattr(rt, part)  # opened once, here, under the pool's lock
+                rt.retriever()  # one lexical index and retriever per collection: requests share its sync state
             except BaseException:
                 rt.close()
                 raise

@@ -23,7 +23,7 @@ from provgraph.api.routes_data import ERRORS
 from provgraph.api.schemas import RestoredOut
 from provgraph.api.state import ServerState, request_settings, state_of
 from provgraph.config import Settings
-from provgraph.errors import ProvgraphError
+from provgraph.errors import NotFound, ProvgraphError
 from provgraph.integrity.backup import make_backup, restore_backup
 from provgraph.layout import CollectionRef, check_name
 
@@ -54,6 +54,10 @@ async def backup(request: Request, collection: str) -> FileResponse:
     file = folder / f"{ref.collection}.tar"
 
     def run() -> dict[str, Any]:
+        if not ref.exists():
+            raise NotFound(f"collection {ref} does not exist")  # as `provgraph backup` says it
+        with state.pool.use(settings):
+            pass  # a collection never used gets its parts here, so it backs up empty
         with state.pool.exclusive(ref):
             return make_backup(ref, file, settings={k: getattr(settings, k) for k in RECORDED_SETTINGS})
 
