@@ -1,7 +1,7 @@
 """``provgraph serve`` benchmark: HTTP overhead per graph-rag request, time to first SSE event, and
 8 concurrent clients asking graph-rag while a load job runs.
 
-    .venv/bin/python bench/serve.py [--requests 30] [--clients 8] [--per-client 10] [--copies 6]
+    .venv/bin/python bench/serve.py [--requests 30] [--clients 8] [--per-client 10] [--copies 6] [--no-load]
 
 Loads the sample corpus (no-LLM mode) into a fresh data directory, measures graph-rag in-process
 (``Provgraph``), then starts a real server (uvicorn subprocess on a free loopback port) and asks the
@@ -153,6 +153,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--per-client", type=int, default=10)
     parser.add_argument("--copies", type=int, default=6, help="copies of the corpus the background load reads")
+    parser.add_argument("--no-load", action="store_true", help="skip the 8-clients-during-a-load part")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -198,7 +199,8 @@ def main() -> None:
                    load_average=load_now())
             report("serve.time_to_first_sse_event", target="<= 50 ms after the request", load_average=load_now(),
                    **percentiles(got["first"]))
-            under_load(url, headers, folder, args.clients, args.per_client)
+            if not args.no_load:
+                under_load(url, headers, folder, args.clients, args.per_client)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=60)
