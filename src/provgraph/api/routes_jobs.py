@@ -12,6 +12,7 @@ import json
 import shutil
 import threading
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ from provgraph.layout import check_name
 __all__ = ["install", "Jobs", "Job"]
 
 router = APIRouter(responses=ERRORS, tags=["documents"])
+KEEP_TYPED = 32  # finished jobs whose typed results (with their chunk texts) stay in memory
 
 
 @dataclass
@@ -54,7 +56,7 @@ class Job:
     chunks_done: int = 0
     result: dict[str, Any] | None = None
     errors: list[str] = field(default_factory=list)
-    loaded: list[LoadResult] = field(default_factory=list)
+    loaded: list[LoadResult] | None = None  # typed results (chunk texts included): kept for recent jobs only
     changed: threading.Event = field(default_factory=threading.Event)
 
     def view(self) -> dict[str, Any]:
@@ -75,6 +77,16 @@ class Jobs:
         self.jobs: dict[str, Job] = {}
         self.stopping = threading.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._typed: deque[Job] = deque()  # finished jobs still holding their typed results, oldest first
+        self._typed_lock = threading.Lock()
+
+    def keep_typed(self, job: Job, results: list[LoadResult]) -> None:
+        """Hold a finished job's typed results, dropping those of older jobs past ``KEEP_TYPED``."""
+        with self._typed_lock:
+            job.loaded = results
+            self._typed.append(job)
+            while len(self._typed) > KEEP_TYPED:
+                self._typed.popleft().loaded = None
 
     def get(self, user: str, job_id: str) -> Job:
         job = self.jobs.get(job_id)
@@ -125,7 +137,7 @@ class Jobs:
                                 await rt.llm.aclose()
 
                     outcomes = asyncio.run(extract())
-            job.loaded = results
+            self.keep_typed(job, results)
             job.result = load_summary(results, outcomes, failed)
             job.errors = failed + [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
             job.status = "done"
@@ -200,7 +212,12 @@ async def job(request: Request, job_id: str, form: ResultForm = RESULT_FORM) -> 
     found = state_of(request).jobs.get(user_of(request), job_id)
     if "text/event-stream" in request.headers.get("accept", ""):
         return StreamingResponse(_job_stream(found), media_type="text/event-stream")
-    return {**found.view(), "loaded": to_objects(found.loaded)} if form == "objects" else found.view()
+    if form != "objects":
+        return found.view()
+    if found.loaded is None and found.status == "done":
+        raise NotFound(f"job {job_id}'s typed results are no longer kept (only the {KEEP_TYPED} most recent jobs'); "
+                       "its summary is still here without form=objects")
+    return {**found.view(), "loaded": to_objects(found.loaded or [])}
 
 
 @router.post("/collections/{collection}/extract", response_model=list[dict[str, Any]])
