@@ -40,7 +40,7 @@ __all__ = ["install", "CliRequest", "LOCAL_ONLY", "WRITES"]
 
 LOCAL_ONLY = ("serve", "tokens", "config")
 WRITES = ("load", "extract", "import", "check")
-EXCLUSIVE = ("backup", "restore")  # whole collections: run with the collection closed (RuntimePool.exclusive)
+EXCLUSIVE = ("restore",)  # replaces a whole collection: runs with it closed (RuntimePool.exclusive)
 
 
 class UploadedFile(BaseModel):

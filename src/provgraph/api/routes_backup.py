@@ -1,7 +1,8 @@
 """Backup and restore of a whole collection: the very archive ``provgraph backup`` writes.
 
-Both take the collection for themselves (``RuntimePool.exclusive``): running requests and loads on
-it finish first, new ones wait. Restore only fills an empty or missing collection, as the CLI
+A backup is ``Runtime.backup`` on the collection the server holds open: consistent while queries
+and loads go on. A restore takes the collection for itself (``RuntimePool.exclusive``: running
+requests finish first, new ones wait) and only fills an empty or missing collection, as the CLI
 does without ``--force``.
 """
 
@@ -23,14 +24,13 @@ from provgraph.api.routes_data import ERRORS
 from provgraph.api.schemas import RestoredOut
 from provgraph.api.state import ServerState, request_settings, state_of
 from provgraph.config import Settings
-from provgraph.errors import NotFound, ProvgraphError
-from provgraph.integrity.backup import make_backup, restore_backup
+from provgraph.errors import ProvgraphError
+from provgraph.integrity.backup import restore_backup
 from provgraph.layout import CollectionRef, check_name
 
-__all__ = ["router", "install", "RECORDED_SETTINGS"]
+__all__ = ["router", "install"]
 
 router = APIRouter(responses=ERRORS, tags=["backup"])
-RECORDED_SETTINGS = ("embedder", "embedder_model", "chunk_size", "chunk_overlap", "entity_base", "extractors")
 TAR = "application/x-tar"
 
 
@@ -54,12 +54,8 @@ async def backup(request: Request, collection: str) -> FileResponse:
     file = folder / f"{ref.collection}.tar"
 
     def run() -> dict[str, Any]:
-        if not ref.exists():
-            raise NotFound(f"collection {ref} does not exist")  # as `provgraph backup` says it
-        with state.pool.use(settings):
-            pass  # a collection never used gets its parts here, so it backs up empty
-        with state.pool.exclusive(ref):
-            return make_backup(ref, file, settings={k: getattr(settings, k) for k in RECORDED_SETTINGS})
+        with state.pool.use(settings) as rt:
+            return rt.backup(file)
 
     try:
         manifest = await run_in_threadpool(run)
