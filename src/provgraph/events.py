@@ -151,7 +151,8 @@ def to_json(ev: Event) -> dict[str, Any]:
         return {
             "message_type": "explain", "step": ev.step, "explain_id": ev.explain_id,
             "explain_graph": ev.explain_graph,
-            "explain_triples": [{**_triple_json(q.triple), "g": q.g.value if q.g else None} for q in ev.triples],
+            "explain_triples": [{"s": str(q.s), "p": str(q.p), "o": str(q.o), "g": q.g.value if q.g else None}
+                                for q in ev.triples],
             "end_of_session": False,
         }
     if isinstance(ev, AnswerPiece):

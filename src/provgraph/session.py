@@ -24,6 +24,7 @@ from provgraph.config import load_settings
 from provgraph import errors
 from provgraph.errors import ProvgraphError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source
+from provgraph.explain.model import Trace
 from provgraph.explain.traces import load_trace
 from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.paths import expand_paths
@@ -86,7 +87,7 @@ class Provgraph:
         """Answer from the most similar chunks."""
         return asyncio.run(collect_answer(self.stream_document_rag(question)))
 
-    def trace(self, session_id: str) -> Any:
+    def trace(self, session_id: str) -> Trace:
         """A stored trace (GraphRAG, Document RAG or agent), typed."""
         return load_trace(self.runtime.store, session_id, librarian=self.runtime.librarian)
 

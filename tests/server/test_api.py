@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin, get_type_hints
 
 import httpx
 import pytest
 
-from provgraph import AsyncClient, Client
+from provgraph import AsyncClient, Client, Provgraph
 from provgraph.api.tokens import TokenStore
 from provgraph.config import load_settings
-from provgraph.errors import NotFound
+from provgraph.errors import InputError, NotFound
 from provgraph.events import Explain, Final
+from provgraph.explain.model import GraphRagTrace, Trace
+from provgraph.extract.pipeline import ChunkOutcome
+from provgraph.ingest.pipeline import LoadResult
 from provgraph.explain.traces import list_traces
 from provgraph.runtime import Runtime
 from tests.cli_runner import run
@@ -91,6 +96,11 @@ def test_another_users_collections_do_not_exist_for_bob(api: Api) -> None:
             ("POST", "/graph-rag", {"collection": "corpus", "question": Q}),
             ("POST", "/document-rag", {"collection": "corpus", "question": Q}),
             ("DELETE", "/collections/corpus/documents/becquerel_rays.txt", None),
+            ("GET", "/collections/corpus/traces/some-session", None),
+            ("DELETE", "/collections/corpus/traces/some-session", None),
+            ("DELETE", "/collections/corpus/traces?before=2999-01-01", None),
+            ("POST", "/collections/corpus/extract", {"chunks": []}),
+            ("GET", "/collections/corpus/backup", None),
         ]:
             r = bob.request(method, path, json=body)
             assert r.status_code == 404, (path, r.text)
@@ -139,7 +149,8 @@ def test_the_client_gives_typed_answers_and_events(api: Api) -> None:
     assert [s.step for s in answer.steps] == ["question", "exploration", "focus", "synthesis"]
     assert all(isinstance(s, Explain) and s.triples for s in answer.steps)
     assert isinstance(events[-1], Final) and isinstance(events[0], Explain)
-    assert trace["session_id"] == answer.session_id
+    assert isinstance(trace, GraphRagTrace) and trace.question.session_id == answer.session_id
+    assert trace.synthesis is not None and trace.focus is not None and trace.focus.edges
 
     async def ask() -> Any:
         async with AsyncClient(api.server.url, api.tokens["bob"], collection="corpus") as bob:
@@ -149,14 +160,86 @@ def test_the_client_gives_typed_answers_and_events(api: Api) -> None:
         asyncio.run(ask())
 
 
-def test_upload_loads_in_the_background_and_reports_progress(api: Api) -> None:
+def test_upload_loads_in_the_background_and_reports_progress(api: Api, tmp_path: Path) -> None:
+    files = [CORPUS / "becquerel_rays.txt", CORPUS / "polonium_and_radium.md"]
     with Client(api.server.url, api.tokens["bob"], collection="mine") as bob:
-        summary = bob.load([CORPUS / "becquerel_rays.txt", CORPUS / "polonium_and_radium.md"])
-        assert [d["document"] for d in summary["documents"]] == ["urn:doc:becquerel_rays.txt", "urn:doc:polonium_and_radium.md"]
-        assert all(d["status"] == "loaded" and d["facts"] > 0 for d in summary["documents"])
+        loaded = bob.load(files)
+        outcomes = bob.extract([c for r in loaded for c in r.chunks])
         assert [c["collection"] for c in bob.collections()] == ["mine"]
         assert bob.remove("polonium_and_radium.md") > 0
         assert [d["id"] for d in bob.documents()] == ["urn:doc:becquerel_rays.txt"]
+        job = bob.load_job(files)
+    with Provgraph(collection="mine", home=tmp_path / "home", llm="none") as pg:  # the same, in-process
+        assert loaded == pg.load(files)
+        assert outcomes == pg.extract([c for r in loaded for c in r.chunks])
+    assert all(isinstance(r, LoadResult) for r in loaded) and [r.status for r in loaded] == ["loaded", "loaded"]
+    assert outcomes and all(isinstance(o, ChunkOutcome) and o.skipped for o in outcomes)
+    assert [(d["document"], d["status"]) for d in job["result"]["documents"]] == [
+        ("urn:doc:becquerel_rays.txt", "unchanged"), ("urn:doc:polonium_and_radium.md", "loaded")]
+
+
+def test_client_traces_are_the_in_process_ones(api: Api, tmp_path: Path) -> None:
+    with Client(api.server.url, api.tokens["default"], collection="corpus") as pg:
+        answer = pg.graph_rag("What are Becquerel rays?")
+        remote_trace = pg.trace(answer.session_id)
+        summaries = pg.traces(limit=3)
+        counts = pg.backup(tmp_path / "corpus.tar")
+    home = tmp_path / "home"
+    with Client(api.server.url, api.tokens["bob"], collection="from-backup") as bob:
+        assert bob.restore(tmp_path / "corpus.tar") == {"collection": "bob/from-backup", "documents": 5,
+                                                        "quads": counts["quads"]}
+        with pytest.raises(InputError, match="collection bob/from-backup is not empty"):
+            bob.restore(tmp_path / "corpus.tar")
+        assert bob.trace(answer.session_id) == remote_trace
+    run("--home", str(home), "restore", str(tmp_path / "corpus.tar"), "-C", "corpus")
+    with Provgraph(collection="corpus", home=home, llm="none") as local:
+        assert local.trace(answer.session_id) == remote_trace
+        assert summaries == list_traces(local.runtime.store, limit=3)
+    assert counts["documents"] == 5 and summaries[0].session_id == answer.session_id
+
+
+def test_deleting_a_trace_takes_it_and_only_it(api: Api) -> None:
+    with Client(api.server.url, api.tokens["default"], collection="corpus") as pg:
+        kept = pg.graph_rag(Q).session_id
+        gone = pg.document_rag(Q).session_id
+        assert pg.delete_trace(gone) > 0
+        with pytest.raises(NotFound, match=f"no trace '{gone}' in collection default/corpus"):
+            pg.trace(gone)
+        with pytest.raises(NotFound):
+            pg.delete_trace(gone)
+        assert pg.trace(kept).question.session_id == kept
+        assert pg.delete_traces_before(datetime(2000, 1, 1, tzinfo=timezone.utc)) == []
+    with api.http("default") as owner:
+        r = owner.delete("/collections/corpus/traces", params={"before": "not a date"})
+        assert r.status_code == 422 and r.json()["error"]["type"] == "InputError"
+
+
+def test_restore_refuses_what_is_not_a_backup(api: Api) -> None:
+    with api.http("bob") as bob:
+        for body, message in ((b"not a tar", "the uploaded archive: not a provgraph backup"),
+                              (b"", "empty body: send the archive `provgraph backup` wrote as the body")):
+            r = bob.post("/collections/junk/restore", content=body)
+            assert r.status_code == 400, r.text
+            assert r.json()["error"]["message"].startswith(message)
+        assert "junk" not in [c["collection"] for c in bob.get("/collections").json()]
+
+
+def test_the_clients_have_provgraphs_methods_with_the_same_result_types() -> None:
+    def public(cls: type) -> dict[str, Any]:
+        return {n: get_type_hints(getattr(cls, n)).get("return") for n in dir(cls)
+                if not n.startswith("_") and callable(getattr(cls, n))}
+
+    local, sync, aio = public(Provgraph), public(Client), public(AsyncClient)
+    for name, returns in local.items():
+        if name == "close":
+            assert sync["close"] is type(None) and aio["aclose"] is type(None)
+        elif get_origin(returns) is AsyncIterator:
+            assert aio[name] == returns and sync[name] == Iterator[get_args(returns)[0]], name
+        else:
+            assert sync[name] == returns and aio[name] == returns, name
+            assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
+    assert local["trace"] == Trace and local["load"] == list[LoadResult]
+    assert set(aio) - {"aclose"} == set(sync) - {"close"}
 
 
 def test_websocket_multiplexes_requests_by_id(api: Api) -> None:

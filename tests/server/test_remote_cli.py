@@ -54,6 +54,23 @@ SCENARIOS: list[tuple[str, ...]] = [
     ("documents", "list", "-C", "corpus", "-U", "someone-else"),
     ("graph-rag", "-q", Q, "-C", "corpus", "--edge-limit", "0"),
     ("traces", "show", "no-such-trace", "-C", "corpus"),
+    ("traces", "delete", "--before", "2000-01-01", "-C", "corpus"),
+    ("traces", "delete", "no-such-trace", "-C", "corpus"),
+    ("traces", "delete", "-C", "corpus"),
+    ("export", "-C", "corpus", "-o", "{tmp}/corpus.nq"),
+    ("import", "{tmp}/corpus.nq", "-C", "imported"),
+    ("sparql", "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }", "-C", "imported"),
+    ("extract", "becquerel_rays.txt", "-C", "corpus"),
+    ("backup", "-C", "corpus", "{tmp}/corpus.tar"),
+    ("backup", "-C", "missing", "{tmp}/missing.tar"),
+    ("restore", "{tmp}/corpus.tar", "-C", "restored"),
+    ("restore", "{tmp}/corpus.tar", "-C", "restored"),
+    ("restore", "{tmp}/no-such.tar", "-C", "other"),
+    ("documents", "list", "-C", "restored"),
+    ("graph-rag", "-q", Q, "-C", "restored", "--format", "json"),
+    ("traces", "delete", "--before", "2999-01-01", "-C", "restored"),
+    ("traces", "list", "-C", "restored"),
+    ("check", "-C", "restored"),
 ]
 
 _RANDOM = [
@@ -80,17 +97,23 @@ def homes(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Itera
 
 
 @pytest.fixture(scope="module")
-def outputs(homes: tuple[Path, LiveServer]) -> list[tuple[Result, Result]]:
-    """Every scenario, in order, run locally and remotely (the scenarios build on each other)."""
+def outputs(homes: tuple[Path, LiveServer], tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Result, Result]]:
+    """Every scenario, in order, run locally and remotely (the scenarios build on each other).
+
+    ``{tmp}`` is one client folder for both runs (so printed paths agree): the remote run of an
+    ``export``/``backup`` rewrites the file the local run wrote.
+    """
     local, server = homes
+    files = tmp_path_factory.mktemp("files")
     with pytest.MonkeyPatch.context() as mp:
         for key in [k for k in __import__("os").environ if k.startswith("PROVGRAPH_")]:
             mp.delenv(key)
         mp.setenv("PROVGRAPH_LLM", "none")
         pairs = []
         for scenario in SCENARIOS:
-            here = run("--home", str(local), *scenario)
-            there = run("--url", server.url, *scenario)
+            argv = [a.replace("{tmp}", str(files)) for a in scenario]
+            here = run("--home", str(local), *argv)
+            there = run("--url", server.url, *argv)
             pairs.append((here, there))
     return pairs
 

@@ -16,6 +16,8 @@ from tests.server.live import LiveServer, live_server
 
 pytestmark = pytest.mark.server
 
+schemathesis.serializer.alias("application/x-tar", "application/octet-stream")  # restore's body: archive bytes
+
 
 @pytest.fixture(scope="module")
 def fuzzed_server(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[tuple[LiveServer, str]]:

@@ -3,8 +3,9 @@
 A store opens read-write once per process, so the server opens each collection once and every
 request shares it: reads run concurrently (pyoxigraph reads are thread-safe; the librarian and
 vector indexes lock internally) and answer from what is committed; writes to one collection
-(load, extract, remove, import) take its write lock, one at a time. Dropping a collection waits
-until nobody uses it, then closes it.
+(load, extract, remove, import, traces delete) take its write lock, one at a time. Dropping,
+backing up or restoring a collection takes it for itself: it waits until nobody uses it, closes it,
+and new requests for it wait until that is done.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class RuntimePool:
         self._entries: dict[tuple[str, str, str], _Entry] = {}
         self._embedders: dict[tuple[str, str | None], Embedder] = {}
         self._lock = threading.Condition()
+        self._exclusive: set[tuple[str, str, str]] = set()  # collections closed for a drop, backup or restore
         self.closed = False
 
     def _embedder(self, settings: Settings) -> Embedder:
@@ -49,6 +51,7 @@ class RuntimePool:
 
     def _entry(self, settings: Settings, create: bool) -> _Entry:
         key = (str(settings.home), settings.user, settings.collection)
+        self._lock.wait_for(lambda: key not in self._exclusive)
         entry = self._entries.get(key)
         if entry is None:
             ref = CollectionRef(settings.home, settings.user, settings.collection)
@@ -58,6 +61,7 @@ class RuntimePool:
             try:
                 for part in ("store", "librarian", "entity_index", "chunk_index"):
                     getattr(rt, part)  # opened once, here, under the pool's lock
+                rt.retriever()  # one lexical index and retriever per collection: requests share its sync state
             except BaseException:
                 rt.close()
                 raise
@@ -84,15 +88,34 @@ class RuntimePool:
                 entry.users -= 1
                 self._lock.notify_all()
 
-    def drop(self, ref: CollectionRef) -> None:
-        """Close the collection once nobody uses it, then delete it (NotFound if it does not exist)."""
+    @contextmanager
+    def exclusive(self, ref: CollectionRef) -> Iterator[None]:
+        """The collection closed and kept from every other request while the block runs (waits for users)."""
         key = (str(ref.home), ref.user, ref.collection)
         with self._lock:
+            if self.closed:
+                raise NotFound("the server is shutting down")
+            self._lock.wait_for(lambda: key not in self._exclusive)
+            self._exclusive.add(key)
             entry = self._entries.get(key)
-            if entry is not None:
-                self._lock.wait_for(lambda: entry.users == 0)
-                del self._entries[key]
-                entry.runtime.close()
+            try:
+                if entry is not None:
+                    self._lock.wait_for(lambda: entry.users == 0)
+                    del self._entries[key]
+                    entry.runtime.close()
+            except BaseException:
+                self._exclusive.discard(key)
+                raise
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._exclusive.discard(key)
+                self._lock.notify_all()
+
+    def drop(self, ref: CollectionRef) -> None:
+        """Close the collection once nobody uses it, then delete it (NotFound if it does not exist)."""
+        with self.exclusive(ref):
             drop_collection(ref)
 
     def close(self) -> int:

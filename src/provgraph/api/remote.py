@@ -22,7 +22,7 @@ import sys
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -38,8 +38,9 @@ from provgraph.layout import CollectionRef
 
 __all__ = ["install", "CliRequest", "LOCAL_ONLY", "WRITES"]
 
-LOCAL_ONLY = ("serve", "tokens", "config", "backup", "restore")  # backup/restore: files of a whole collection
+LOCAL_ONLY = ("serve", "tokens", "config")
 WRITES = ("load", "extract", "import", "check")
+EXCLUSIVE = ("restore",)  # replaces a whole collection: runs with it closed (RuntimePool.exclusive)
 
 
 class UploadedFile(BaseModel):
@@ -194,7 +195,7 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
 
     from provgraph.cli.app import app
     from provgraph.cli.common import hosted
-    from provgraph.cli.remote import file_arguments
+    from provgraph.cli.remote import _params, file_arguments
 
     command = body.argv[0]
     if command.startswith("-"):
@@ -235,8 +236,12 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
         emit(message)
 
     code = 0
-    host = _Host(state, user, write=command in WRITES or argv[:2] == ["documents", "remove"])
-    with _redirected(send, body.stdin or ""), hosted(host):
+    host = _Host(state, user, write=command in WRITES or argv[:2] in (["documents", "remove"], ["traces", "delete"]))
+    exclusive: AbstractContextManager[None] = nullcontext()
+    if command in EXCLUSIVE:
+        collection = _params(typer.main.get_command(app), argv).get("collection") or state.settings.collection
+        exclusive = state.pool.exclusive(CollectionRef(state.settings.home, user, str(collection)))
+    with _redirected(send, body.stdin or ""), hosted(host), exclusive:
         try:
             typer.main.get_command(app).main(args=argv, prog_name="provgraph")
         except SystemExit as exc:

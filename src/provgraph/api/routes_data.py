@@ -5,6 +5,7 @@ JSON bodies are what the matching CLI command prints with ``--format json``.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 import pyoxigraph as ox
@@ -17,6 +18,7 @@ from provgraph.api.schemas import (
     CollectionCreate,
     CollectionCreated,
     CollectionOut,
+    DeletedOut,
     ErrorResponse,
     ImportedOut,
     RemovedOut,
@@ -24,9 +26,11 @@ from provgraph.api.schemas import (
 )
 from provgraph.api.state import request_settings, state_of, user_of
 from provgraph.errors import QueryError
+from provgraph.api.objects import to_objects
 from provgraph.explain.documents import document_detail, document_rows, provenance_json
 from provgraph.explain.provenance_tree import document_tree
 from provgraph.explain.render_json import summary_json, trace_json
+from provgraph.explain.lifecycle import delete_traces, traces_before
 from provgraph.explain.traces import list_traces, load_trace
 from provgraph.layout import CollectionRef
 from provgraph.rdf.ids import document_iri
@@ -39,6 +43,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 router = APIRouter(responses=ERRORS)
 Collection = Query  # noqa: N816 - a readable alias in signatures
+ResultForm = Literal["json", "objects"]
+RESULT_FORM = Query("json", description="json: what `--format json` prints; objects: the typed results the Python "
+                                 "client rebuilds (`$type`/`fields`)")
 
 
 def _path_name(name: str) -> str:
@@ -101,18 +108,39 @@ def provenance(request: Request, collection: str, document: str) -> dict[str, An
 
 @router.get("/collections/{collection}/traces", tags=["traces"])
 def traces(request: Request, collection: str, all: bool = False,
-           limit: int | None = Query(None, ge=1, le=100_000)) -> list[dict[str, Any]]:
+           limit: int | None = Query(None, ge=1, le=100_000), form: ResultForm = RESULT_FORM) -> list[Any]:
     """Traces, newest first (``traces list --format json``); ``all`` includes agent sub-traces."""
     with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
-        return [summary_json(s) for s in list_traces(rt.store, include_sub_traces=all, limit=limit)]
+        found = list_traces(rt.store, include_sub_traces=all, limit=limit)
+    return [to_objects(s) for s in found] if form == "objects" else [summary_json(s) for s in found]
+
+
+@router.delete("/collections/{collection}/traces", response_model=DeletedOut, tags=["traces"])
+def delete_old(request: Request, collection: str,
+               before: datetime = Query(..., description="delete every trace started before this (ISO; UTC "
+                                                         "when no zone)", examples=["2026-03-01"])) -> dict[str, Any]:
+    """Delete every top-level trace started before a time (``traces delete --before``), under the write lock."""
+    moment = before if before.tzinfo else before.replace(tzinfo=timezone.utc)
+    with state_of(request).pool.use(request_settings(request, _path_name(collection)), write=True) as rt:
+        deleted = delete_traces(rt.store, rt.librarian, traces_before(rt.store, moment))
+    return {"deleted": [q.value for q in deleted.questions], "quads": deleted.quads, "collection": str(rt.ref)}
 
 
 @router.get("/collections/{collection}/traces/{trace_id:path}", tags=["traces"])
-def trace(request: Request, collection: str, trace_id: str, provenance: bool = False) -> dict[str, Any]:
+def trace(request: Request, collection: str, trace_id: str, provenance: bool = False,
+          form: ResultForm = RESULT_FORM) -> dict[str, Any]:
     """One trace in full (``traces show ID --format json``); ``provenance`` adds every edge's sources."""
     with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
         found = load_trace(rt.store, trace_id, librarian=rt.librarian, provenance=provenance)
-    return trace_json(found)
+    return to_objects(found) if form == "objects" else trace_json(found)  # type: ignore[no-any-return]
+
+
+@router.delete("/collections/{collection}/traces/{trace_id:path}", response_model=DeletedOut, tags=["traces"])
+def delete_trace(request: Request, collection: str, trace_id: str) -> dict[str, Any]:
+    """Delete a trace (an agent's sub-traces go with it) and its stored answers, under the write lock."""
+    with state_of(request).pool.use(request_settings(request, _path_name(collection)), write=True) as rt:
+        deleted = delete_traces(rt.store, rt.librarian, [trace_id])
+    return {"deleted": [q.value for q in deleted.questions], "quads": deleted.quads, "collection": str(rt.ref)}
 
 
 @router.post("/collections/{collection}/sparql", tags=["sparql"],

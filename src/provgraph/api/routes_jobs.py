@@ -12,6 +12,7 @@ import json
 import shutil
 import threading
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,18 +22,22 @@ from fastapi import APIRouter, FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
 
 from provgraph.api.errors import ApiError, one_line
-from provgraph.api.routes_data import ERRORS
-from provgraph.api.schemas import NAME, JobOut
+from provgraph.api.objects import from_objects, to_objects
+from provgraph.api.routes_data import ERRORS, RESULT_FORM, ResultForm
+from provgraph.api.schemas import NAME, ExtractRequest, JobOut
 from provgraph.api.state import ServerState, request_settings, state_of, user_of
 from provgraph.config import Settings
 from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.explain.documents import load_summary
+from provgraph.extract.base import ChunkInput
+from provgraph.rdf.terms import Iri
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.layout import check_name
 
 __all__ = ["install", "Jobs", "Job"]
 
 router = APIRouter(responses=ERRORS, tags=["documents"])
+KEEP_TYPED = 32  # finished jobs whose typed results (with their chunk texts) stay in memory
 
 
 @dataclass
@@ -51,6 +56,7 @@ class Job:
     chunks_done: int = 0
     result: dict[str, Any] | None = None
     errors: list[str] = field(default_factory=list)
+    loaded: list[LoadResult] | None = None  # typed results (chunk texts included): kept for recent jobs only
     changed: threading.Event = field(default_factory=threading.Event)
 
     def view(self) -> dict[str, Any]:
@@ -71,6 +77,16 @@ class Jobs:
         self.jobs: dict[str, Job] = {}
         self.stopping = threading.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._typed: deque[Job] = deque()  # finished jobs still holding their typed results, oldest first
+        self._typed_lock = threading.Lock()
+
+    def keep_typed(self, job: Job, results: list[LoadResult]) -> None:
+        """Hold a finished job's typed results, dropping those of older jobs past ``KEEP_TYPED``."""
+        with self._typed_lock:
+            job.loaded = results
+            self._typed.append(job)
+            while len(self._typed) > KEEP_TYPED:
+                self._typed.popleft().loaded = None
 
     def get(self, user: str, job_id: str) -> Job:
         job = self.jobs.get(job_id)
@@ -121,6 +137,7 @@ class Jobs:
                                 await rt.llm.aclose()
 
                     outcomes = asyncio.run(extract())
+            self.keep_typed(job, results)
             job.result = load_summary(results, outcomes, failed)
             job.errors = failed + [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
             job.status = "done"
@@ -187,12 +204,43 @@ async def _job_stream(job: Job) -> AsyncIterator[bytes]:
 
 @router.get("/jobs/{job_id}", response_model=JobOut,
             responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}})
-async def job(request: Request, job_id: str) -> Any:
-    """A load job's progress; with ``Accept: text/event-stream`` one ``data:`` per change until it ends."""
+async def job(request: Request, job_id: str, form: ResultForm = RESULT_FORM) -> Any:
+    """A load job's progress; with ``Accept: text/event-stream`` one ``data:`` per change until it ends.
+
+    ``form=objects`` adds ``loaded``: each document's ``LoadResult`` as the Python client rebuilds it.
+    """
     found = state_of(request).jobs.get(user_of(request), job_id)
     if "text/event-stream" in request.headers.get("accept", ""):
         return StreamingResponse(_job_stream(found), media_type="text/event-stream")
-    return found.view()
+    if form != "objects":
+        return found.view()
+    if found.loaded is None and found.status == "done":
+        raise NotFound(f"job {job_id}'s typed results are no longer kept (only the {KEEP_TYPED} most recent jobs'); "
+                       "its summary is still here without form=objects")
+    return {**found.view(), "loaded": to_objects(found.loaded or [])}
+
+
+@router.post("/collections/{collection}/extract", response_model=list[dict[str, Any]])
+def extract(request: Request, collection: str, body: ExtractRequest) -> list[Any]:
+    """Extract and embed the given chunks (only those not yet extracted), under the write lock: what
+    ``Provgraph.extract`` does; chunks and outcomes in the typed form (``ChunkInput``, ``ChunkOutcome``)."""
+    chunks = from_objects(body.chunks)
+    if not all(isinstance(c, ChunkInput) and isinstance(c.iri, Iri) and isinstance(c.document, Iri)
+               and isinstance(c.text, str) for c in chunks):
+        raise InputError("chunks must be ChunkInput objects (as Client.load's results carry them)")
+    settings = request_settings(request, check_name("collection", collection))
+    with state_of(request).pool.use(settings, write=True) as rt:
+        pipe = rt.extraction(rt.extractors(body.extractors))
+
+        async def run() -> list[Any]:
+            try:
+                return await pipe.run(chunks, only_missing=True, on_commit=rt.commit_documents)
+            finally:
+                if rt.llm is not None:
+                    await rt.llm.aclose()
+
+        outcomes = asyncio.run(run())
+    return [to_objects(o) for o in outcomes]
 
 
 def install(app: FastAPI, state: ServerState, prefix: str) -> None:

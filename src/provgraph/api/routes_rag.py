@@ -65,10 +65,12 @@ def _error(type_: str, message: str) -> dict[str, Any]:
             "end_of_session": True}
 
 
-async def query_messages(request_state: Any, settings: Settings, start: Starter) -> AsyncIterator[dict[str, Any]]:
+async def query_messages(request_state: Any, settings: Settings, start: Starter,
+                         engine: list[float] | None = None) -> AsyncIterator[dict[str, Any]]:
     """The JSON messages of one query, as they happen; a failure before the first step is one error message.
 
     Runs on the collection the pool holds open; gives up with an error message at the server's timeout.
+    ``engine`` (one number) adds up the seconds spent in the query's own steps, for ``Server-Timing``.
     """
     deadline = time.monotonic() + request_state.limits.timeout_s
     try:
@@ -80,7 +82,12 @@ async def query_messages(request_state: Any, settings: Settings, start: Starter)
                     try:
                         if left <= 0:  # steps that never wait are checked between steps
                             raise asyncio.TimeoutError
-                        ev = await asyncio.wait_for(anext(events), timeout=left)
+                        began = time.perf_counter()
+                        try:
+                            ev = await asyncio.wait_for(anext(events), timeout=left)
+                        finally:
+                            if engine is not None:
+                                engine[0] += time.perf_counter() - began
                     except StopAsyncIteration:
                         break
                     except asyncio.TimeoutError:
@@ -108,11 +115,13 @@ async def _answer(request: Request, service: str, body: Any) -> Any:
     overrides, start = RAG_SERVICES[service][1](body)
     settings = request_settings(request, body.collection, **overrides)
     state = state_of(request)
-    messages = query_messages(state, settings, start)
+    engine = [0.0]
+    messages = query_messages(state, settings, start, engine)
     if "text/event-stream" in request.headers.get("accept", ""):
         return StreamingResponse(_sse(messages), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     events = [m async for m in messages]
+    timing = {"Server-Timing": f"query;dur={engine[0] * 1000:.3f};desc=\"the query's own steps\""}
     last = events[-1] if events else _error("ProvgraphError", "the query ended without a final message")
     steps = [m for m in events if m["message_type"] == "explain"]
     if last["message_type"] == "error":
@@ -122,8 +131,9 @@ async def _answer(request: Request, service: str, body: Any) -> Any:
         cls = getattr(errors, detail["type"], None)
         status = 408 if detail["type"] == "Timeout" else (
             status_for(cls(detail["message"])) if isinstance(cls, type) and issubclass(cls, ProvgraphError) else 500)
-        return JSONResponse({**error_body(detail["type"], detail["message"]), "steps": steps}, status_code=status)
-    return JSONResponse({"final": last, "steps": steps})  # already the wire form: no second validation
+        return JSONResponse({**error_body(detail["type"], detail["message"]), "steps": steps}, status_code=status,
+                            headers=timing)
+    return JSONResponse({"final": last, "steps": steps}, headers=timing)  # the wire form: no second validation
 
 
 @router.post("/graph-rag", responses=_STREAM, response_model=RagResponse)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "ErrorDetail", "ErrorResponse", "CollectionOut", "CollectionCreate", "CollectionCreated",
     "GraphRagRequest", "DocumentRagRequest", "AgentRequest", "EventOut", "RagResponse",
-    "SparqlRequest", "RemovedOut", "ImportedOut", "JobOut", "TokenUser",
+    "SparqlRequest", "ExtractRequest", "RemovedOut", "DeletedOut", "RestoredOut", "ImportedOut", "JobOut", "TokenUser",
 ]
 
 NAME = r"^[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,63}$"
@@ -100,9 +100,35 @@ class RemovedOut(BaseModel):
     quads: int
 
 
+class DeletedOut(BaseModel):
+    """Traces deleted: their question IRIs (sub-traces included) and the quads removed."""
+
+    deleted: list[str]
+    quads: int
+    collection: str
+
+
+class RestoredOut(BaseModel):
+    """A restored collection and the counts its backup's manifest records."""
+
+    collection: str
+    documents: int
+    quads: int
+
+
 class ImportedOut(BaseModel):
     imported: int
     collection: str
+
+
+class ExtractRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    chunks: list[dict[str, Any]] = Field(max_length=100_000, description="ChunkInput objects in the typed form",
+                                         examples=[[{"$type": "ChunkInput", "fields": {
+                                             "iri": {"$type": "Iri", "fields": {"value": "urn:chunk:a.txt:0"}},
+                                             "text": "Polonium was discovered in 1898.",
+                                             "document": {"$type": "Iri", "fields": {"value": "urn:doc:a.txt"}}}}]])
+    extractors: str | None = Field(None, max_length=200, examples=["cooccurrence"])
 
 
 class JobOut(BaseModel):

@@ -1,6 +1,8 @@
 """API tokens: one per client, stored hashed (SHA-256) in ``{home}/tokens.json``, each acting as one user.
 
-The token text is shown once, at creation; only its hash and a short ID are kept.
+The token text is shown once, at creation; only its hash and a short ID are kept. The server checks
+a token per request against the file as last read; the file is read again only when its size,
+mtime or inode changes (so ``tokens revoke`` from another process takes effect on the next request).
 """
 
 from __future__ import annotations
@@ -44,15 +46,28 @@ class TokenStore:
     def __init__(self, home: Path) -> None:
         self.path = home / TOKENS_FILE
         self._lock = threading.Lock()
+        self._seen: tuple[int, int, int] | None = None  # (inode, size, mtime_ns) of the file last read
+        self._tokens: list[TokenInfo] = []
+        self._users: dict[str, str] = {}  # sha256 → user, of the file last read
 
     def _read(self) -> list[TokenInfo]:
-        if not self.path.is_file():
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._seen, self._tokens, self._users = None, [], {}
             return []
+        except OSError as exc:
+            raise ConfigError(f"cannot read {self.path}: {exc}; fix or delete it and create tokens again") from exc
+        seen = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if seen == self._seen:
+            return list(self._tokens)
         try:
             rows = json.loads(self.path.read_text(encoding="utf-8"))
-            return [TokenInfo(**row) for row in rows]
+            tokens = [TokenInfo(**row) for row in rows]
         except (OSError, ValueError, TypeError) as exc:
             raise ConfigError(f"cannot read {self.path}: {exc}; fix or delete it and create tokens again") from exc
+        self._seen, self._tokens, self._users = seen, tokens, {t.sha256: t.user for t in tokens}
+        return list(tokens)
 
     def _write(self, tokens: list[TokenInfo]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -90,9 +105,12 @@ class TokenStore:
     def user_of(self, token: str) -> str | None:
         """The user a token acts as, or None if it is not a valid token."""
         digest = _digest(token)
-        for t in self.list():
-            if hmac.compare_digest(t.sha256, digest):
-                return t.user
+        with self._lock:
+            self._read()
+            users = self._users
+        for known, user in users.items():
+            if hmac.compare_digest(known, digest):
+                return user
         return None
 
     def enabled(self) -> bool:

@@ -183,9 +183,9 @@ class ProvgraphGroup(TyperGroup):
         try:
             url = ctx.params.get("url")
             argv = [*ctx._protected_args, *ctx.args]
-            if _host() is not None and argv and argv[0] in ("serve", "tokens", "config", "backup", "restore"):
+            if _host() is not None and argv and argv[0] in ("serve", "tokens", "config"):
                 raise InputError(f"provgraph {argv[0]} runs on the client, not against a server")
-            if url and _host() is None and argv and argv[0] not in ("serve", "tokens", "config", "backup", "restore") \
+            if url and _host() is None and argv and argv[0] not in ("serve", "tokens", "config") \
                     and "--help" not in argv:
                 from provgraph.cli.remote import run_remote
 

@@ -1,8 +1,8 @@
 """The CLI's remote mode: with ``--url``/``PROVGRAPH_URL`` a command runs on a ``provgraph serve``.
 
 The arguments go to ``POST /api/v1/cli`` with the files they name (``load``, ``import``,
-``--ontology``); stdout and stderr come back as the server writes them and are printed here, and
-``export -o FILE`` is written here. The exit code is the command's.
+``--ontology``, ``restore``'s archive); stdout and stderr come back as the server writes them and
+are printed here, and ``export -o FILE`` and ``backup FILE`` are written here. The exit code is the command's.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from provgraph.ingest.paths import expand_paths
 
 __all__ = ["run_remote", "LOCAL_COMMANDS", "file_arguments"]
 
-LOCAL_COMMANDS = ("serve", "tokens", "config", "backup", "restore")
-_INPUTS = {"load": ("paths", "ontology"), "extract": ("ontology",), "import": ("file",)}
-_OUTPUTS = {"export": ("output",)}
+LOCAL_COMMANDS = ("serve", "tokens", "config")
+_INPUTS = {"load": ("paths", "ontology"), "extract": ("ontology",), "import": ("file",), "restore": ("file",)}
+_OUTPUTS = {"export": ("output",), "backup": ("file",)}
 
 
 def _params(group: Any, argv: list[str]) -> dict[str, Any]:

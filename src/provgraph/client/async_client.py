@@ -5,15 +5,21 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from provgraph import errors
+from provgraph.api.objects import from_objects, to_objects
 from provgraph.client.wire import event_from_json
 from provgraph.errors import InputError, ProvgraphError, StoreUnavailable
 from provgraph.events import Event
+from provgraph.explain.model import Trace, TraceSummary
+from provgraph.extract.base import ChunkInput
+from provgraph.extract.pipeline import ChunkOutcome
+from provgraph.ingest.pipeline import LoadResult
 from provgraph.ingest.paths import expand_paths
 from provgraph.session import Answer, collect_answer
 
@@ -61,8 +67,20 @@ class AsyncClient:
         return result
 
     async def load(self, paths: Sequence[str | Path], *, extractors: str | None = None,
-                   poll: float = 0.2) -> dict[str, Any]:
-        """Upload files or folders, load them as one job and wait for it; returns the job's summary."""
+                   poll: float = 0.2) -> list[LoadResult]:
+        """Upload files or folders, load them as one job and wait for it: what ``Provgraph.load`` returns.
+
+        A file the server could not load raises, as it does in-process; :meth:`load_job` gives the summary.
+        """
+        job = await self.load_job(paths, extractors=extractors, poll=poll)
+        if job["result"]["failed_files"]:
+            raise ProvgraphError("; ".join(job["result"]["failed_files"]))
+        loaded: list[LoadResult] = from_objects(job["loaded"])
+        return loaded
+
+    async def load_job(self, paths: Sequence[str | Path], *, extractors: str | None = None,
+                       poll: float = 0.2) -> dict[str, Any]:
+        """Upload and load as one job, waiting for it; returns the finished job (``result`` as ``load --format json``)."""
         files, problems = expand_paths([str(p) for p in paths])
         if problems:
             raise InputError("; ".join(problems))
@@ -71,10 +89,18 @@ class AsyncClient:
                                data={"extractors": extractors} if extractors else None)
         while job["status"] not in ("done", "failed"):
             await asyncio.sleep(poll)
-            job = await self._call("GET", f"/jobs/{job['id']}")
+            job = await self._call("GET", f"/jobs/{job['id']}", params={"form": "objects"})
         if job["status"] == "failed":
             raise ProvgraphError("; ".join(job["errors"]) or "the load failed")
-        return dict(job["result"])
+        if "loaded" not in job:
+            job = await self._call("GET", f"/jobs/{job['id']}", params={"form": "objects"})
+        return dict(job)
+
+    async def extract(self, chunks: Sequence[ChunkInput], *, extractors: str | None = None) -> list[ChunkOutcome]:
+        """Extract (only chunks not yet extracted) and embed, as ``Provgraph.extract`` does."""
+        body = {"chunks": to_objects(list(chunks)), "extractors": extractors}
+        outcomes: list[ChunkOutcome] = from_objects(await self._call("POST", self._c("/extract"), json=body))
+        return outcomes
 
     async def documents(self) -> list[dict[str, Any]]:
         """The collection's documents (as ``documents list --format json``)."""
@@ -95,16 +121,49 @@ class AsyncClient:
         result: dict[str, Any] = await self._call("GET", self._c(f"/provenance/{doc}"))
         return result
 
-    async def traces(self, *, include_sub_traces: bool = False, limit: int | None = None) -> list[dict[str, Any]]:
+    async def traces(self, *, include_sub_traces: bool = False, limit: int | None = None) -> list[TraceSummary]:
         """Trace summaries, newest first."""
-        params: dict[str, Any] = {"all": include_sub_traces, **({"limit": limit} if limit else {})}
-        result: list[dict[str, Any]] = await self._call("GET", self._c("/traces"), params=params)
-        return result
+        params: dict[str, Any] = {"all": include_sub_traces, "form": "objects", **({"limit": limit} if limit else {})}
+        found: list[TraceSummary] = from_objects(await self._call("GET", self._c("/traces"), params=params))
+        return found
 
-    async def trace(self, session_id: str, *, provenance: bool = False) -> dict[str, Any]:
-        """A stored trace (as ``traces show --format json``)."""
-        result: dict[str, Any] = await self._call("GET", self._c(f"/traces/{session_id}"),
-                                                  params={"provenance": provenance})
+    async def trace(self, session_id: str, *, provenance: bool = False) -> Trace:
+        """A stored trace (GraphRAG, Document RAG or agent), typed as ``Provgraph.trace`` gives it."""
+        found: Trace = from_objects(await self._call("GET", self._c(f"/traces/{session_id}"),
+                                                     params={"provenance": provenance, "form": "objects"}))
+        return found
+
+    async def delete_trace(self, session_id: str) -> int:
+        """Delete a trace (its sub-traces and stored answers go with it); returns the quads removed."""
+        return int((await self._call("DELETE", self._c(f"/traces/{session_id}")))["quads"])
+
+    async def delete_traces_before(self, moment: datetime) -> list[str]:
+        """Delete every top-level trace started before ``moment``; returns the questions deleted."""
+        found = await self._call("DELETE", self._c("/traces"), params={"before": moment.isoformat()})
+        return list(found["deleted"])
+
+    async def backup(self, file: str | Path) -> dict[str, int]:
+        """Write the collection's backup archive (what ``provgraph backup`` writes) to ``file``; returns its counts."""
+        try:
+            async with self._http.stream("GET", self._c("/backup")) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise _error(response)
+                partial = Path(f"{file}.partial")
+                with partial.open("wb") as out:
+                    async for piece in response.aiter_bytes():
+                        out.write(piece)
+                partial.replace(file)
+                counts: dict[str, int] = json.loads(response.headers["x-provgraph-counts"])
+                return counts
+        except httpx.HTTPError as exc:
+            raise StoreUnavailable(f"cannot reach the provgraph server at {self.url}: {exc}") from exc
+
+    async def restore(self, file: str | Path) -> dict[str, Any]:
+        """Restore a backup archive into this (empty or new) collection; returns its counts."""
+        data = Path(file).read_bytes()
+        result: dict[str, Any] = await self._call("POST", self._c("/restore"), content=data,
+                                                  headers={"Content-Type": "application/x-tar"})
         return result
 
     async def sparql(self, query: str) -> Any:

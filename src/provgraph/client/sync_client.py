@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from provgraph.client.async_client import AsyncClient
 from provgraph.events import Event
+from provgraph.explain.model import Trace, TraceSummary
+from provgraph.extract.base import ChunkInput
+from provgraph.extract.pipeline import ChunkOutcome
+from provgraph.ingest.pipeline import LoadResult
 from provgraph.session import Answer
 
 __all__ = ["Client"]
@@ -45,9 +50,17 @@ class Client:
         """The caller's collections."""
         return self._run(self._async.collections())
 
-    def load(self, paths: Sequence[str | Path], *, extractors: str | None = None) -> dict[str, Any]:
-        """Upload and load files or folders; waits for the job."""
+    def load(self, paths: Sequence[str | Path], *, extractors: str | None = None) -> list[LoadResult]:
+        """Upload and load files or folders; waits for the job. What ``Provgraph.load`` returns."""
         return self._run(self._async.load(paths, extractors=extractors))
+
+    def load_job(self, paths: Sequence[str | Path], *, extractors: str | None = None) -> dict[str, Any]:
+        """Upload and load as one job, waiting for it; the finished job with its summary."""
+        return self._run(self._async.load_job(paths, extractors=extractors))
+
+    def extract(self, chunks: Sequence[ChunkInput], *, extractors: str | None = None) -> list[ChunkOutcome]:
+        """Extract (only chunks not yet extracted) and embed."""
+        return self._run(self._async.extract(chunks, extractors=extractors))
 
     def documents(self) -> list[dict[str, Any]]:
         """The collection's documents."""
@@ -65,13 +78,29 @@ class Client:
         """The document → page → chunk → edges tree."""
         return self._run(self._async.provenance(doc))
 
-    def traces(self, *, include_sub_traces: bool = False, limit: int | None = None) -> list[dict[str, Any]]:
+    def traces(self, *, include_sub_traces: bool = False, limit: int | None = None) -> list[TraceSummary]:
         """Trace summaries, newest first."""
         return self._run(self._async.traces(include_sub_traces=include_sub_traces, limit=limit))
 
-    def trace(self, session_id: str, *, provenance: bool = False) -> dict[str, Any]:
-        """A stored trace."""
+    def trace(self, session_id: str, *, provenance: bool = False) -> Trace:
+        """A stored trace, typed."""
         return self._run(self._async.trace(session_id, provenance=provenance))
+
+    def delete_trace(self, session_id: str) -> int:
+        """Delete a trace; returns the quads removed."""
+        return self._run(self._async.delete_trace(session_id))
+
+    def delete_traces_before(self, moment: datetime) -> list[str]:
+        """Delete every top-level trace started before ``moment``."""
+        return self._run(self._async.delete_traces_before(moment))
+
+    def backup(self, file: str | Path) -> dict[str, int]:
+        """Write the collection's backup archive to ``file``; returns its counts."""
+        return self._run(self._async.backup(file))
+
+    def restore(self, file: str | Path) -> dict[str, Any]:
+        """Restore a backup archive into this (empty or new) collection."""
+        return self._run(self._async.restore(file))
 
     def sparql(self, query: str) -> Any:
         """SELECT/ASK: SPARQL JSON results; CONSTRUCT: N-Triples bytes."""

@@ -34,10 +34,18 @@ def triple_from_json(t: dict[str, str]) -> TripleTerm:
     return TripleTerm(from_ox(triple.subject), from_ox(triple.predicate), from_ox(triple.object))  # type: ignore[arg-type]
 
 
-def _quad(t: dict[str, Any]) -> Quad:
-    triple = triple_from_json(t)
-    graph: Term | None = Iri(t["g"]) if t.get("g") else None
-    return Quad(triple.s, triple.p, triple.o, graph)  # type: ignore[arg-type]
+def _quads(rows: list[dict[str, Any]]) -> tuple[Quad, ...]:
+    """Every ``{"s", "p", "o", "g"}`` of one explain message, parsed as one N-Triples document (fast)."""
+    text = "".join(f"{t['s']} {t['p']} {t['o']} .\n" for t in rows)
+    parsed = list(ox.parse(text.encode("utf-8"), format=ox.RdfFormat.N_TRIPLES))
+    if len(parsed) != len(rows):
+        raise InputError(f"explain triples: {len(rows)} sent, {len(parsed)} parsed")
+    out = []
+    for t, triple in zip(rows, parsed):
+        graph: Term | None = Iri(t["g"]) if t.get("g") else None
+        out.append(Quad(from_ox(triple.subject), from_ox(triple.predicate), from_ox(triple.object),  # type: ignore[arg-type]
+                        graph))  # type: ignore[arg-type]
+    return tuple(out)
 
 
 def _source(s: dict[str, Any]) -> Source:
@@ -52,7 +60,7 @@ def event_from_json(m: dict[str, Any]) -> Event:
     kind = m.get("message_type")
     if kind == "explain":
         return Explain(step=m["step"], explain_id=m["explain_id"], explain_graph=m["explain_graph"],
-                       triples=tuple(_quad(t) for t in m["explain_triples"]))
+                       triples=_quads(m["explain_triples"]))
     if kind == "chunk":
         return AnswerPiece(text=m["response"], end_of_stream=m.get("end_of_stream", False))
     if kind == "thought":
