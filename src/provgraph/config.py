@@ -109,6 +109,9 @@ class Settings(BaseSettings):
     min_similarity: float = Field(0.3, description="no-LLM edge selection: least question-edge similarity")
     doc_limit: int = 5
     max_iterations: int = 10
+    agent_deadline: float = Field(
+        300.0, gt=0, description="seconds an agent question may run; then it answers with its last tool result"
+    )
     traces: bool = Field(True, description="write query traces to urn:graph:retrieval (--no-trace: off per request)")
 
     mcp_servers: list[dict[str, Any]] = Field(default_factory=list, description="MCP servers for the agent")

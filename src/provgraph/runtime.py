@@ -277,7 +277,8 @@ class Runtime:
         async def events() -> AsyncIterator[Event]:
             async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
                 runner = Agent(self.store, self.librarian, llm, [*builtin, *mcp.tools],
-                               max_iterations=self.settings.max_iterations, collection=self.settings.collection,
+                               max_iterations=self.settings.max_iterations,
+                               deadline=self.settings.agent_deadline, collection=self.settings.collection,
                                trace=self.settings.traces)
                 async for ev in runner.ask(question):
                     yield ev

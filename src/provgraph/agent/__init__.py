@@ -4,7 +4,7 @@
 tools, ``mcp`` tools served by MCP servers.
 """
 
-from provgraph.agent.react import FINAL_ANSWER, MAX_ITERATIONS, NO_LLM_MESSAGE, Agent
+from provgraph.agent.react import DEADLINE, FINAL_ANSWER, MAX_ITERATIONS, NO_LLM_MESSAGE, Agent
 from provgraph.agent.tools import (
     RagTool,
     TextCompletionTool,
@@ -17,7 +17,7 @@ from provgraph.agent.tools import (
 )
 
 __all__ = [
-    "Agent", "NO_LLM_MESSAGE", "FINAL_ANSWER", "MAX_ITERATIONS",
+    "Agent", "NO_LLM_MESSAGE", "FINAL_ANSWER", "MAX_ITERATIONS", "DEADLINE",
     "Tool", "ToolSpec", "ToolContext", "ToolOutput", "RagTool", "TextCompletionTool",
     "knowledge_query", "document_query",
 ]

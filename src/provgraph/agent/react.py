@@ -2,7 +2,8 @@
 
 Trace in ``urn:graph:retrieval``: the question; one ``tg:Analysis`` per iteration (thought,
 action, arguments as JSON text, observation, ``tg:stepNumber``), each derived from the one
-before; a ``tg:Conclusion`` with ``tg:terminationReason`` ``final-answer`` or ``max-iterations``.
+before; a ``tg:Conclusion`` with ``tg:terminationReason`` ``final-answer``, ``max-iterations`` or
+``deadline`` (the question ran past ``deadline`` seconds: the answer is then the last tool result, if any).
 A failed tool or an unparsable LLM step is an Analysis typed also ``tg:Error``, and the loop goes
 on. A retrieval tool writes its own trace, informed by the agent question; the analysis that ran
 it derives from that trace's synthesis. Streamed: Explain (the agent's and the sub-traces'),
@@ -12,6 +13,7 @@ ends the stream with one ``ErrorMessage`` (the steps written stay).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -42,10 +44,11 @@ from provgraph.rdf.ids import (
     new_session_id,
 )
 from provgraph.rdf.terms import Iri
+from provgraph.retrieval.deadline import Deadline
 from provgraph.retrieval.trace import TraceWriter, UsageTally
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["Agent", "NO_LLM_MESSAGE", "FINAL_ANSWER", "MAX_ITERATIONS"]
+__all__ = ["Agent", "NO_LLM_MESSAGE", "FINAL_ANSWER", "MAX_ITERATIONS", "DEADLINE"]
 
 NO_LLM_MESSAGE = (
     "the agent needs an LLM: set PROVGRAPH_LLM_BASE_URL and PROVGRAPH_LLM_MODEL "
@@ -56,6 +59,7 @@ RAW_LIMIT = 4000
 """Characters of an unparsable LLM step kept as its analysis' thought."""
 FINAL_ANSWER = "final-answer"
 MAX_ITERATIONS = "max-iterations"
+DEADLINE = "deadline"
 
 
 def _utcnow() -> datetime:
@@ -84,6 +88,9 @@ class _Run:
     answer: str | None = None
     sources: dict[str, Source] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    last_result: str | None = None
+    """The last tool result that was not an error (the answer when the deadline passes)."""
+    timed_out: bool = False
 
 
 class Agent:
@@ -97,6 +104,7 @@ class Agent:
         tools: Sequence[Tool],
         *,
         max_iterations: int = 10,
+        deadline: float | None = None,
         collection: str = "default",
         clock: Callable[[], datetime] = _utcnow,
         trace: bool = True,
@@ -112,6 +120,7 @@ class Agent:
         self.tools = {t.spec.name: t for t in tools}
         self.step_schema = step_schema([t.spec for t in tools])
         self.max_iterations = max_iterations
+        self.deadline = deadline
         self.collection = collection
         self.clock = clock
         self.trace = TraceWriter(store, enabled=trace)
@@ -132,13 +141,26 @@ class Agent:
         yield self.trace.step("question", q, agent_question_quads(q, query=question, started=self.clock()))
         prompt = system_prompt([t.spec for t in self.tools.values()])
         run = _Run(sid, q, [system(prompt), user(question)])
+        deadline = None if self.deadline is None else Deadline(self.deadline)
         for n in range(1, self.max_iterations + 1):
-            async for event in self._iteration(run, n):
+            if deadline is not None and deadline.remaining() <= 0:
+                run.timed_out = True
+            if run.timed_out:
+                break
+            async for event in self._iteration(run, n, deadline):
                 yield event
             if run.answer is not None:
                 break
         answer, reason = run.answer, FINAL_ANSWER
-        if answer is None:
+        if answer is None and run.timed_out:
+            reason = DEADLINE
+            if run.last_result is not None:
+                answer = run.last_result
+                run.warnings.append(f"stopped at the deadline ({self.deadline:g} s); the answer is the last tool result")
+            else:
+                answer = f"No final answer within {self.deadline:g} s."
+                run.warnings.append(f"stopped at the deadline ({self.deadline:g} s) without a final answer")
+        elif answer is None:
             reason = MAX_ITERATIONS
             answer = f"No final answer after {self.max_iterations} iteration(s)."
             run.warnings.append(f"stopped at the iteration limit ({self.max_iterations}) without a final answer")
@@ -152,13 +174,21 @@ class Agent:
         yield Final(session_id=sid, answer=answer, sources=tuple(run.sources.values()), usage=run.tally.total(),
                     warnings=tuple(run.warnings), end_of_dialog=True)
 
-    async def _iteration(self, run: _Run, n: int) -> AsyncIterator[Event]:
-        """One think → act → observe (or think → answer, setting ``run.answer``)."""
+    async def _iteration(self, run: _Run, n: int, deadline: Deadline | None) -> AsyncIterator[Event]:
+        """One think → act → observe (or think → answer, setting ``run.answer``); an LLM step still
+        running at the deadline is abandoned (``run.timed_out``)."""
         analysis = agent_analysis_iri(run.sid, n)
         call: LlmCall | None = None
         try:
-            completion = await self.llm.complete_json(run.messages, schema=self.step_schema,
-                                                       schema_name=STEP_SCHEMA_NAME)
+            thinking = self.llm.complete_json(run.messages, schema=self.step_schema, schema_name=STEP_SCHEMA_NAME)
+            if deadline is None:
+                completion = await thinking
+            else:
+                try:
+                    completion = await asyncio.wait_for(thinking, max(deadline.remaining(), 0.001))
+                except TimeoutError:
+                    run.timed_out = True
+                    return
             call = run.tally.add(completion.usage)
             step = parse_step(completion.data, completion.text)
         except MalformedOutput as exc:
@@ -188,6 +218,8 @@ class Agent:
             output = ToolOutput(text=f"{type(exc).__name__}: {exc}", error=True)
         if output.usage is not None:
             run.tally.merge(output.usage)
+        if not output.error:
+            run.last_result = output.text
         for source in output.sources:  # the chunks drawn on; markers and edges belong to the sub-answer
             run.sources.setdefault(source.chunk, replace(source, marker=None, edge=None, subgraph=None))
         yield Observation(text=output.text, step=n, error=output.error)

@@ -265,3 +265,50 @@ def test_an_empty_question_is_one_error_message(rt: Runtime) -> None:
     assert collect(make(rt, llm, []).ask(" ", session_id=SID)) == [
         ErrorMessage(type="InputError", message="the question is empty", session_id=SID)]
     assert llm.calls == []
+
+
+class _StallsAfter:
+    """Answers the first agent step from ``first``, then never answers (a server that hangs)."""
+
+    def __init__(self, first: ScriptedChatModel) -> None:
+        self.first, self.calls = first, 0
+        self.name = first.name
+
+    async def complete_json(self, messages: Any, **kw: Any) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            return await self.first.complete_json(messages, **kw)
+        await asyncio.Event().wait()
+
+    async def complete(self, messages: Any, **kw: Any) -> Any:
+        return await self.first.complete(messages, **kw)
+
+
+def test_the_deadline_abandons_a_stalled_step_and_answers_with_the_last_tool_result(rt: Runtime) -> None:
+    script = ScriptedChatModel(by_schema({"agent_step": [step("Ask.", "text-completion", {"prompt": "2+2?"})],
+                                          "complete": "4"}))
+    llm: Any = _StallsAfter(script)
+    events = collect(make(rt, llm, [TextCompletionTool(llm)], deadline=1.0).ask("q", session_id=SID))
+    assert [k for k in kinds(events) if k.startswith(("analysis", "conclusion"))] == [
+        "analysis:s1/i1", "conclusion:s1/final"]
+    final = events[-1]
+    assert isinstance(final, Final) and final.end_of_dialog and final.answer == "4"
+    assert final.warnings == ("stopped at the deadline (1 s); the answer is the last tool result",)
+    conclusion = stored(rt.store, FINAL)
+    assert f'<{FINAL.value}> <tg:terminationReason> "deadline" {R}' in conclusion
+    assert f"<{FINAL.value}> <prov:wasDerivedFrom> <{I1.value}> {R}" in conclusion
+
+
+def test_a_deadline_with_no_tool_result_says_there_is_no_answer(rt: Runtime) -> None:
+    class Stalls:
+        name = "stalls"
+
+        async def complete_json(self, messages: Any, **kw: Any) -> Any:
+            await asyncio.Event().wait()
+
+    events = collect(make(rt, Stalls(), [], deadline=0.5).ask("q", session_id=SID))  # type: ignore[arg-type]
+    assert kinds(events) == ["question:s1", "AnswerPiece", "conclusion:s1/final", "Final"]
+    final = events[-1]
+    assert isinstance(final, Final) and final.answer == "No final answer within 0.5 s."
+    assert final.warnings == ("stopped at the deadline (0.5 s) without a final answer",)
+    assert f'<{FINAL.value}> <tg:terminationReason> "deadline" {R}' in stored(rt.store, FINAL)
