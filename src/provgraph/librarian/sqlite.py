@@ -14,99 +14,26 @@ reported (``damaged_blobs``, ``provgraph check``), never served.
 from __future__ import annotations
 
 import builtins
-import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from provgraph.errors import InputError, NotFound, StoreError, StoreUnavailable
 from provgraph.librarian import completions
 from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
-from provgraph.librarian.blobs import BLOB_TABLE, INLINE_LIMIT, BlobStore, sha256_hex
+from provgraph.librarian.blobs import INLINE_LIMIT, BlobStore
+from provgraph.librarian.rows import COLUMNS, SCHEMA, SCHEMA_VERSION, UPSERT, Prepared, iso, to_record
 
 __all__ = ["SqliteLibrarian", "DB_NAME"]
 
 DB_NAME = "librarian.sqlite3"
-_SCHEMA_VERSION = 2
-_SCHEMA = completions.SCHEMA + """
-CREATE TABLE IF NOT EXISTS records (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    parent_id TEXT REFERENCES records(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
-    title TEXT,
-    mime_type TEXT NOT NULL,
-    metadata TEXT NOT NULL,
-    tags TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    content_hash TEXT NOT NULL,
-    text_hash TEXT NOT NULL,
-    created TEXT NOT NULL,
-    number INTEGER,
-    char_offset INTEGER,
-    char_length INTEGER
-);
-CREATE INDEX IF NOT EXISTS records_parent ON records(parent_id, number);
-CREATE INDEX IF NOT EXISTS records_kind ON records(kind, created);
-CREATE INDEX IF NOT EXISTS records_content ON records(content_hash);
-CREATE INDEX IF NOT EXISTS records_text ON records(text_hash);
-""" + BLOB_TABLE
-_COLUMNS = (
-    "id, kind, parent_id, title, mime_type, metadata, tags, size, content_hash, text_hash, created,"
-    " number, char_offset, char_length"
-)
-_UPSERT = (
-    f"INSERT INTO records ({_COLUMNS}) VALUES ({', '.join('?' * 14)}) ON CONFLICT(id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.replace(" ", "").split(",")[1:])
-)
 _SUBTREE = (
     "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT r.id FROM records r JOIN sub ON r.parent_id = sub.id)"
 )
 _BATCH = 500  # ids per IN (…) query, below SQLite's variable limit
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def _to_record(row: sqlite3.Row) -> Record:
-    return Record(
-        id=row["id"],
-        kind=row["kind"],
-        parent_id=row["parent_id"],
-        title=row["title"],
-        mime_type=row["mime_type"],
-        metadata=json.loads(row["metadata"]),
-        tags=tuple(json.loads(row["tags"])),
-        size=row["size"],
-        content_hash=row["content_hash"],
-        created=datetime.fromisoformat(row["created"]),
-        number=row["number"],
-        offset=row["char_offset"],
-        length=row["char_length"],
-    )
-
-
-class _Prepared:
-    """One new record with its encoded text and digests."""
-
-    def __init__(self, rec: NewRecord) -> None:
-        self.rec = rec
-        self.text = rec.text if rec.text is not None else ""
-        text_bytes = self.text.encode("utf-8")
-        self.content_hash = sha256_hex(rec.data)
-        self.text_bytes = None if text_bytes == rec.data else text_bytes
-        self.text_hash = self.content_hash if self.text_bytes is None else sha256_hex(text_bytes)
-
-    def row(self, created: str) -> tuple[Any, ...]:
-        r = self.rec
-        meta = json.dumps(dict(sorted(r.metadata.items())), ensure_ascii=False)
-        tags = json.dumps(list(r.tags), ensure_ascii=False)
-        return (r.id, r.kind, r.parent_id, r.title, r.mime_type, meta, tags, len(r.data), self.content_hash,
-                self.text_hash, created, r.number, r.offset, r.length)  # fmt: skip
 
 
 class SqliteLibrarian:
@@ -142,12 +69,12 @@ class SqliteLibrarian:
             db.execute("PRAGMA synchronous=FULL")  # a completion record must never outlive a power cut
             db.execute("PRAGMA foreign_keys=ON")
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > _SCHEMA_VERSION:
+            if version > SCHEMA_VERSION:
                 raise StoreError(f"librarian: {self.path} was written by a newer provgraph (schema {version})")
-            db.executescript(_SCHEMA)
+            db.executescript(SCHEMA)
             if version == 1:
                 db.execute(completions.ADOPT)
-            db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     # -- plumbing -------------------------------------------------------------------------------
     @contextmanager
@@ -208,23 +135,23 @@ class SqliteLibrarian:
         for i in range(0, len(ids), 500):
             part = ids[i : i + 500]
             marks = ", ".join("?" * len(part))
-            for row in db.execute(f"SELECT {_COLUMNS} FROM records WHERE id IN ({marks})", part):
+            for row in db.execute(f"SELECT {COLUMNS} FROM records WHERE id IN ({marks})", part):
                 found[row["id"]] = row
         return found
 
     def _row(self, id: str) -> sqlite3.Row:
         with self._lock, self._errors("lookup"):
             row: sqlite3.Row | None = self._conn().execute(
-                f"SELECT {_COLUMNS} FROM records WHERE id = ?", (id,)
+                f"SELECT {COLUMNS} FROM records WHERE id = ?", (id,)
             ).fetchone()
         if row is None:
             raise NotFound(f"librarian record not found: {id}")
         return row
 
     # -- writing --------------------------------------------------------------------------------
-    def _check_batch(self, batch: Sequence[_Prepared]) -> None:
+    def _check_batch(self, batch: Sequence[Prepared]) -> None:
         """Parents exist with the right kind, and each part's text is its parent's slice."""
-        by_id: dict[str, _Prepared] = {}
+        by_id: dict[str, Prepared] = {}
         for prep in batch:
             if prep.rec.id in by_id:
                 raise InputError(f"record {prep.rec.id} appears twice in one add()")
@@ -260,14 +187,14 @@ class SqliteLibrarian:
 
         See :meth:`provgraph.librarian.base.Librarian.add` for the rules.
         """
-        batch = [_Prepared(r) for r in records]
+        batch = [Prepared(r) for r in records]
         if not batch:
             return
         self._check_batch(batch)
         ids = {p.rec.id for p in batch}
         written: list[str] = []
         garbage: set[str] = set()
-        now = _iso(datetime.now(UTC))
+        now = iso(datetime.now(UTC))
         with self._write("add", content=any(p.rec.kind != "answer" for p in batch)) as db:
             try:
                 changed: list[str] = []
@@ -276,7 +203,7 @@ class SqliteLibrarian:
                 olds = self._rows(db, [p.rec.id for p in batch])
                 for prep in batch:
                     old = olds.get(prep.rec.id)
-                    created = _iso(prep.rec.created) if prep.rec.created else (old["created"] if old else now)
+                    created = iso(prep.rec.created) if prep.rec.created else (old["created"] if old else now)
                     row = prep.row(created)
                     if old is not None and tuple(old) == row:
                         continue  # identical: nothing to do
@@ -291,7 +218,7 @@ class SqliteLibrarian:
                             changed.append(prep.rec.id)
                     rows.append(row)
                 written += self._blobs.put_many(blobs)
-                db.executemany(_UPSERT, rows)
+                db.executemany(UPSERT, rows)
                 garbage.update(self._drop_stale(db, changed, ids, batch))
             except BaseException:
                 for digest in written:  # files new in this call: no committed record uses them
@@ -300,7 +227,7 @@ class SqliteLibrarian:
         self._collect(garbage)
 
     def _drop_stale(
-        self, db: sqlite3.Connection, changed: list[str], ids: set[str], batch: Sequence[_Prepared]
+        self, db: sqlite3.Connection, changed: list[str], ids: set[str], batch: Sequence[Prepared]
     ) -> set[str]:
         """Delete the descendants of changed records that the batch does not re-add."""
         stale: set[str] = set()
@@ -341,7 +268,7 @@ class SqliteLibrarian:
     def mark_complete(self, ids: Sequence[str]) -> None:
         """Record that documents ``ids`` are loaded in every store (written last, durably)."""
         with self._write("completion") as db:
-            completions.mark(db, ids, _iso(datetime.now(UTC)))
+            completions.mark(db, ids, iso(datetime.now(UTC)))
 
     def clear_complete(self, id: str) -> None:
         """Forget that document ``id`` is complete (before changing any of its stores)."""
@@ -361,7 +288,7 @@ class SqliteLibrarian:
     # -- reading --------------------------------------------------------------------------------
     def get(self, id: str) -> Record:
         """The record ``id``; :class:`NotFound` if absent."""
-        return _to_record(self._row(id))
+        return to_record(self._row(id))
 
     def exists(self, id: str) -> bool:
         """Whether record ``id`` is stored."""
@@ -423,8 +350,8 @@ class SqliteLibrarian:
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         order = "number, id" if parent is not None else "created, id"
         with self._lock, self._errors("list"):
-            rows = self._conn().execute(f"SELECT {_COLUMNS} FROM records{where} ORDER BY {order}", args).fetchall()
-        return [_to_record(r) for r in rows]
+            rows = self._conn().execute(f"SELECT {COLUMNS} FROM records{where} ORDER BY {order}", args).fetchall()
+        return [to_record(r) for r in rows]
 
     def children(self, id: str) -> builtins.list[Record]:
         """The direct children of ``id`` by number; :class:`NotFound` if ``id`` is absent."""
