@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -110,27 +111,27 @@ class Fts5Index:
         table = _table(kind)
         if not rows:
             return
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                rows = list({r[0]: r for r in rows}.values())  # an id given twice: the last wins
-                old = self._rowids(table, [r[0] for r in rows])
-                self._db.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(r,) for r in old])
-                self._db.executemany(f"INSERT INTO {table} (id, stamp, body) VALUES (?, ?, ?)", rows)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._writing():
+            rows = list({r[0]: r for r in rows}.values())  # an id given twice: the last wins
+            old = self._rowids(table, [r[0] for r in rows])
+            self._db.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(r,) for r in old])
+            self._db.executemany(f"INSERT INTO {table} (id, stamp, body) VALUES (?, ?, ?)", rows)
 
     def remove(self, kind: str, ids: Iterable[str]) -> None:
         table = _table(kind)
         gone = list(ids)
         if not gone:
             return
+        with self._writing():
+            self._db.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(r,) for r in self._rowids(table, gone)])
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One write transaction under the lock: committed when the block ends, rolled back if it raises."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(r,) for r in self._rowids(table, gone)])
+                yield
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
