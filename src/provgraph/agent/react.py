@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -105,6 +106,7 @@ class Agent:
         *,
         max_iterations: int = 10,
         deadline: float | None = None,
+        timer: Callable[[], float] = time.monotonic,
         collection: str = "default",
         clock: Callable[[], datetime] = _utcnow,
         trace: bool = True,
@@ -121,6 +123,7 @@ class Agent:
         self.step_schema = step_schema([t.spec for t in tools])
         self.max_iterations = max_iterations
         self.deadline = deadline
+        self.timer = timer
         self.collection = collection
         self.clock = clock
         self.trace = TraceWriter(store, enabled=trace)
@@ -141,15 +144,14 @@ class Agent:
         yield self.trace.step("question", q, agent_question_quads(q, query=question, started=self.clock()))
         prompt = system_prompt([t.spec for t in self.tools.values()])
         run = _Run(sid, q, [system(prompt), user(question)])
-        deadline = None if self.deadline is None else Deadline(self.deadline)
+        deadline = None if self.deadline is None else Deadline(self.deadline, self.timer)
         for n in range(1, self.max_iterations + 1):
             if deadline is not None and deadline.remaining() <= 0:
                 run.timed_out = True
-            if run.timed_out:
                 break
             async for event in self._iteration(run, n, deadline):
                 yield event
-            if run.answer is not None:
+            if run.answer is not None or run.timed_out:
                 break
         answer, reason = run.answer, FINAL_ANSWER
         if answer is None and run.timed_out:

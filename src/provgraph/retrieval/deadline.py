@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from provgraph.errors import ModelError
@@ -19,17 +19,18 @@ __all__ = ["Deadline", "Outcome", "until", "answer_pieces", "why"]
 
 @dataclass
 class Deadline:
-    """``seconds`` from creation (monotonic clock)."""
+    """``seconds`` from creation, on ``clock`` (monotonic by default)."""
 
     seconds: float
+    clock: Callable[[], float] = time.monotonic
     at: float = field(init=False)
 
     def __post_init__(self) -> None:
-        self.at = time.monotonic() + self.seconds
+        self.at = self.clock() + self.seconds
 
     def remaining(self) -> float:
         """Seconds left (negative once passed)."""
-        return self.at - time.monotonic()
+        return self.at - self.clock()
 
 
 async def until(stream: StreamResult, deadline: Deadline) -> AsyncIterator[str]:

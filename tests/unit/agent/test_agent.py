@@ -267,33 +267,27 @@ def test_an_empty_question_is_one_error_message(rt: Runtime) -> None:
     assert llm.calls == []
 
 
-class _StallsAfter:
-    """Answers the first agent step from ``first``, then never answers (a server that hangs)."""
+def test_past_the_deadline_the_agent_answers_with_the_last_tool_result(rt: Runtime) -> None:
+    now = [0.0]
 
-    def __init__(self, first: ScriptedChatModel) -> None:
-        self.first, self.calls = first, 0
-        self.name = first.name
+    steps = by_schema({"agent_step": [step("Ask.", "text-completion", {"prompt": "2+2?"}),
+                                      step("Done.", final_answer="never asked")]})
 
-    async def complete_json(self, messages: Any, **kw: Any) -> Any:
-        self.calls += 1
-        if self.calls == 1:
-            return await self.first.complete_json(messages, **kw)
-        await asyncio.Event().wait()
+    def script(call: Any) -> str:
+        if call.kind == "complete":  # the tool's call takes the question past its deadline
+            now[0] += 2.0
+            return "4"
+        return str(steps(call))
 
-    async def complete(self, messages: Any, **kw: Any) -> Any:
-        return await self.first.complete(messages, **kw)
-
-
-def test_the_deadline_abandons_a_stalled_step_and_answers_with_the_last_tool_result(rt: Runtime) -> None:
-    script = ScriptedChatModel(by_schema({"agent_step": [step("Ask.", "text-completion", {"prompt": "2+2?"})],
-                                          "complete": "4"}))
-    llm: Any = _StallsAfter(script)
-    events = collect(make(rt, llm, [TextCompletionTool(llm)], deadline=1.0).ask("q", session_id=SID))
+    llm = ScriptedChatModel(script)
+    agent = make(rt, llm, [TextCompletionTool(llm)], deadline=1.0, timer=lambda: now[0])
+    events = collect(agent.ask("q", session_id=SID))
     assert [k for k in kinds(events) if k.startswith(("analysis", "conclusion"))] == [
         "analysis:s1/i1", "conclusion:s1/final"]
     final = events[-1]
     assert isinstance(final, Final) and final.end_of_dialog and final.answer == "4"
     assert final.warnings == ("stopped at the deadline (1 s); the answer is the last tool result",)
+    assert [c.schema_name for c in llm.calls] == ["agent_step", None]
     conclusion = stored(rt.store, FINAL)
     assert f'<{FINAL.value}> <tg:terminationReason> "deadline" {R}' in conclusion
     assert f"<{FINAL.value}> <prov:wasDerivedFrom> <{I1.value}> {R}" in conclusion
