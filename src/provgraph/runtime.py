@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.events import Event
     from provgraph.extract.base import Extractor
     from provgraph.extract.pipeline import ExtractionPipeline
+    from provgraph.integrity.check import CheckReport, Problem
     from provgraph.ingest.pipeline import DocumentLoader
     from provgraph.librarian.lexical import Fts5Index
     from provgraph.librarian.sqlite import SqliteLibrarian
@@ -162,6 +163,51 @@ class Runtime:
         except StoreUnavailable:
             store = None  # another process has it: make_backup waits for it, or refuses
         return make_backup(self.ref, Path(file), settings=settings_that_matter(self.settings), store=store, wait=wait)
+
+    def check(self, *, repair: bool = False) -> CheckReport:
+        """Verify every cross-store invariant (docs/integrity.md); ``repair`` fixes what can be derived."""
+        from provgraph.errors import IndexError_
+        from provgraph.integrity.check import CheckReport, Parts, Problem, find_problems
+        from provgraph.integrity.check import repair as fix
+
+        self.store, self.librarian  # noqa: B018 - a store or librarian that cannot be opened is reported as it is
+        problems: list[Problem] = []
+        done: list[str] = []
+        for name in ("chunks", "entities"):
+            try:
+                index = self.chunk_index if name == "chunks" else self.entity_index
+            except IndexError_ as exc:
+                problems.append(Problem("index-unreadable", str(self.ref.vectors_dir / name), str(exc), True))
+                if repair:
+                    aside = self.set_aside_index(name)
+                    done.append(f"moved the unreadable index {name} to {aside}; rebuilding it" if aside
+                                else f"recreating the missing index {name}")
+                continue
+            done += self._check_graph(name, index, problems, repair)
+        found = problems
+        if repair or not any(p.kind == "index-unreadable" for p in problems):
+            parts = Parts(self.store, self.librarian, self.chunk_index, self.entity_index, self.embedder)
+            found = problems + find_problems(parts)
+            problems = found
+            if repair:
+                done += fix(parts, found)
+                problems = find_problems(parts)
+        counts = {"documents": len(self.librarian.list(kind="document")), "quads": len(self.store)}
+        return CheckReport(str(self.ref), found, done, problems, counts, repair)
+
+    @staticmethod
+    def _check_graph(name: str, index: UsearchIndex, problems: list[Problem], repair: bool) -> list[str]:
+        why = index.graph_problem()
+        if not why:
+            return []
+        from provgraph.integrity.check import Problem
+
+        problems.append(Problem("index-graph-damaged", str(index.graph_path), why, True))
+        if not repair:
+            return []
+        aside = index.rebuild_graph()
+        return [f"moved the HNSW graph of {name} to {aside}; rebuilt it from the index's records" if aside
+                else f"rebuilt the missing HNSW graph of {name} from the index's records"]
 
     @cached_property
     def entity_index(self) -> UsearchIndex:

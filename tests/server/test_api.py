@@ -26,6 +26,7 @@ from provgraph.explain.model import GraphRagTrace, Trace
 from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.explain.traces import list_traces
+from provgraph.rdf.vocab import TG
 from provgraph.runtime import Runtime
 from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
@@ -101,6 +102,8 @@ def test_another_users_collections_do_not_exist_for_bob(api: Api) -> None:
             ("DELETE", "/collections/corpus/traces?before=2999-01-01", None),
             ("POST", "/collections/corpus/extract", {"chunks": []}),
             ("GET", "/collections/corpus/backup", None),
+            ("GET", "/collections/corpus/check", None),
+            ("POST", "/collections/corpus/repair", None),
         ]:
             r = bob.request(method, path, json=body)
             assert r.status_code == 404, (path, r.text)
@@ -212,6 +215,30 @@ def test_deleting_a_trace_takes_it_and_only_it(api: Api) -> None:
     with api.http("default") as owner:
         r = owner.delete("/collections/corpus/traces", params={"before": "not a date"})
         assert r.status_code == 422 and r.json()["error"]["type"] == "InputError"
+
+
+def test_check_and_repair_over_http_say_what_the_cli_says(api: Api) -> None:
+    orphan = "urn:test:orphan-chunk"
+    chunk = f"<{orphan}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{TG.Chunk.value}> <urn:graph:source> .\n"
+    with api.http("bob") as bob:
+        assert bob.post("/collections/checked/import", content=chunk.encode()).status_code == 200
+        found = bob.get("/collections/checked/check")
+        assert found.status_code == 200, found.text
+        problem = {"kind": "orphan-node", "subject": orphan, "detail": "a page, section or chunk without its document",
+                   "repairable": True}
+        assert found.json() == {"collection": "bob/checked", "consistent": False, "documents": 0, "quads": 1,
+                                "problems": [problem], "repaired": [], "remaining": [problem]}
+        cli = run("--url", api.server.url, "--token", api.tokens["bob"], "check", "-C", "checked", "--format", "json")
+        assert (cli.code, json.loads(cli.out)) == (1, found.json())
+        fixed = bob.post("/collections/checked/repair")
+        assert fixed.status_code == 200, fixed.text
+        assert fixed.json() == {"collection": "bob/checked", "consistent": True, "documents": 0, "quads": 0,
+                                "problems": [problem], "remaining": [],
+                                "repaired": ["removed 0 orphan subgraph(s) and 1 orphan node(s) (1 quads)"]}
+        again = bob.get("/collections/checked/check").json()
+        assert (again["consistent"], again["problems"]) == (True, [])
+        ask = bob.post("/collections/checked/sparql", json={"query": f"ASK {{ GRAPH ?g {{ <{orphan}> ?p ?o }} }}"})
+        assert ask.json()["boolean"] is False  # the repair's removal is what the shared store now answers
 
 
 def test_restore_refuses_what_is_not_a_backup(api: Api) -> None:

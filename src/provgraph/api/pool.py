@@ -113,6 +113,19 @@ class RuntimePool:
                 self._exclusive.discard(key)
                 self._lock.notify_all()
 
+    @contextmanager
+    def alone(self, settings: Settings) -> Iterator[Runtime]:
+        """A private runtime on the collection while every other request is kept away (for ``check --repair``)."""
+        ref = CollectionRef(settings.home, settings.user, settings.collection)
+        with self.exclusive(ref):
+            if not ref.exists():
+                raise NotFound(f"collection {ref} does not exist (create it with: provgraph collections create)")
+            rt = Runtime(settings, create=False, embedder=self._embedder(settings))
+            try:
+                yield rt
+            finally:
+                rt.close()
+
     def drop(self, ref: CollectionRef) -> None:
         """Close the collection once nobody uses it, then delete it (NotFound if it does not exist)."""
         with self.exclusive(ref):

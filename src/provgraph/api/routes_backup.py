@@ -1,9 +1,10 @@
-"""Backup and restore of a whole collection: the very archive ``provgraph backup`` writes.
+"""Backup, restore and check of a whole collection: what ``provgraph backup/restore/check`` do.
 
 A backup is ``Runtime.backup`` on the collection the server holds open: consistent while queries
 and loads go on. A restore takes the collection for itself (``RuntimePool.exclusive``: running
 requests finish first, new ones wait) and only fills an empty or missing collection, as the CLI
-does without ``--force``.
+does without ``--force``. A check reads the collection as it is shared; a repair takes it for itself,
+as does a check of a collection whose vector index cannot even be opened.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from starlette.background import BackgroundTask
 
 from provgraph.api.errors import ApiError
 from provgraph.api.routes_data import ERRORS
-from provgraph.api.schemas import RestoredOut
+from provgraph.api.schemas import CheckOut, RestoredOut
 from provgraph.api.state import ServerState, request_settings, state_of
 from provgraph.config import Settings
-from provgraph.errors import ProvgraphError
+from provgraph.errors import IndexError_, ProvgraphError
 from provgraph.integrity.backup import restore_backup
 from provgraph.layout import CollectionRef, check_name
 
@@ -100,6 +101,27 @@ async def restore(request: Request, collection: str) -> dict[str, Any]:
     return {"collection": str(ref), "documents": counts["documents"], "quads": counts["quads"]}
 
 
+@router.get("/collections/{collection}/check", response_model=CheckOut, tags=["check"])
+def check(request: Request, collection: str) -> dict[str, object]:
+    """Verify every cross-store invariant (``provgraph check --format json``); ``consistent`` says the verdict."""
+    settings = request_settings(request, check_name("collection", collection))
+    pool = state_of(request).pool
+    try:
+        with pool.use(settings) as rt:
+            return rt.check().to_json()
+    except IndexError_:  # an index that cannot be opened is a finding, not a failure
+        with pool.alone(settings) as rt:
+            return rt.check().to_json()
+
+
+@router.post("/collections/{collection}/repair", response_model=CheckOut, tags=["check"])
+def repair(request: Request, collection: str) -> dict[str, object]:
+    """``provgraph check --repair``: fix what can be derived, with the collection kept from other requests."""
+    settings = request_settings(request, check_name("collection", collection))
+    with state_of(request).pool.alone(settings) as rt:
+        return rt.check(repair=True).to_json()
+
+
 def install(app: FastAPI, state: ServerState, prefix: str) -> None:
-    """Add the backup and restore routes."""
+    """Add the backup, restore, check and repair routes."""
     app.include_router(router, prefix=prefix)

@@ -116,6 +116,27 @@ class RestoredOut(BaseModel):
     quads: int
 
 
+class ProblemOut(BaseModel):
+    """One broken invariant (docs/integrity.md)."""
+
+    kind: str
+    subject: str
+    detail: str
+    repairable: bool
+
+
+class CheckOut(BaseModel):
+    """What ``provgraph check --format json`` prints."""
+
+    collection: str
+    consistent: bool
+    documents: int
+    quads: int
+    problems: list[ProblemOut]
+    repaired: list[str]
+    remaining: list[ProblemOut]
+
+
 class ImportedOut(BaseModel):
     imported: int
     collection: str

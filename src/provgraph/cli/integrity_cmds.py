@@ -7,14 +7,11 @@ from pathlib import Path
 import typer
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, open_runtime, settings_from
-from provgraph.errors import IndexError_
 from provgraph.integrity.backup import restore_backup
-from provgraph.integrity.check import Parts, Problem, find_problems, repair
+from provgraph.integrity.check import CheckReport
 from provgraph.layout import CollectionRef
 
 __all__ = ["register"]
-
-_INDEXES = {"chunks": "chunk_index", "entities": "entity_index"}
 
 
 def check(
@@ -29,60 +26,28 @@ def check(
     Example: provgraph check -C demo --repair
     """
     settings = settings_from(ctx, collection=collection, user=user)
-    problems: list[Problem] = []
-    done: list[str] = []
     with open_runtime(settings) as rt:
-        rt.store, rt.librarian  # noqa: B018 - a store or librarian that cannot be opened is reported as it is
-        for name, attr in _INDEXES.items():
-            try:
-                index = getattr(rt, attr)
-            except IndexError_ as exc:
-                problems.append(Problem("index-unreadable", str(rt.ref.vectors_dir / name), str(exc), True))
-                if fix:
-                    aside = rt.set_aside_index(name)
-                    done.append(f"moved the unreadable index {name} to {aside}; rebuilding it" if aside
-                                else f"recreating the missing index {name}")
-                continue
-            why = index.graph_problem()
-            if why:
-                problems.append(Problem("index-graph-damaged", str(index.graph_path), why, True))
-                if fix:
-                    aside = index.rebuild_graph()
-                    done.append(f"moved the HNSW graph of {name} to {aside}; rebuilt it from the index's records"
-                                if aside else f"rebuilt the missing HNSW graph of {name} from the index's records")
-        if any(p.kind == "index-unreadable" for p in problems) and not fix:
-            found = problems
-        else:
-            parts = Parts(rt.store, rt.librarian, rt.chunk_index, rt.entity_index, rt.embedder)
-            found = problems + find_problems(parts)
-            if fix:
-                done += repair(parts, found)
-                problems = find_problems(parts)
-            else:
-                problems = found
-        counts = {"documents": len(rt.librarian.list(kind="document")), "quads": len(rt.store)}
-    _report(rt.ref, found, done, problems, counts, repaired=fix, fmt=fmt)
-    if problems:
+        report = rt.check(repair=fix)
+    _report(report, fmt=fmt)
+    if not report.consistent:
         raise typer.Exit(1)
 
 
-def _report(ref: CollectionRef, found: list[Problem], done: list[str], left: list[Problem],
-            counts: dict[str, int], *, repaired: bool, fmt: str) -> None:
+def _report(report: CheckReport, *, fmt: str) -> None:
     if fmt == "json":
-        echo(json_text({"collection": str(ref), "consistent": not left, **counts,
-                               "problems": [p.to_json() for p in found], "repaired": done,
-                               "remaining": [p.to_json() for p in left]}))
+        echo(json_text(report.to_json()))
         return
-    for p in found:
+    for p in report.found:
         echo(f"problem: {p.kind} {p.subject}: {p.detail}" + (" (repairable)" if p.repairable else ""))
-    for line in done:
+    for line in report.done:
         echo(f"repaired: {line}")
-    if repaired:
-        for p in left:
+    if report.repaired:
+        for p in report.left:
             echo(f"cannot repair: {p.kind} {p.subject}: {p.detail}")
-    verdict = "consistent" if not left else f"{len(left)} problem(s)" + ("" if repaired else
+    left = report.left
+    verdict = "consistent" if not left else f"{len(left)} problem(s)" + ("" if report.repaired else
                                                                         "; `provgraph check --repair` fixes those marked repairable")
-    echo(f"{ref}: {counts['documents']} document(s), {counts['quads']} quads: {verdict}")
+    echo(f"{report.collection}: {report.counts['documents']} document(s), {report.counts['quads']} quads: {verdict}")
 
 
 def backup(

@@ -29,7 +29,7 @@ from provgraph.store.oxigraph import OxigraphStore
 from provgraph.store.support import subgraph_removal
 from provgraph.vectors.base import VectorIndex
 
-__all__ = ["Problem", "Parts", "find_problems", "repair"]
+__all__ = ["Problem", "Parts", "CheckReport", "find_problems", "repair"]
 
 _BATCH = 256
 
@@ -46,6 +46,29 @@ class Problem:
     def to_json(self) -> dict[str, object]:
         """As a JSON object."""
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What ``check`` found, what ``--repair`` did, and what is left (``left`` empty: consistent)."""
+
+    collection: str
+    found: list[Problem]
+    done: list[str]
+    left: list[Problem]
+    counts: dict[str, int]
+    repaired: bool
+
+    @property
+    def consistent(self) -> bool:
+        """No problem left."""
+        return not self.left
+
+    def to_json(self) -> dict[str, object]:
+        """What ``provgraph check --format json`` prints."""
+        return {"collection": self.collection, "consistent": self.consistent, **self.counts,
+                "problems": [p.to_json() for p in self.found], "repaired": self.done,
+                "remaining": [p.to_json() for p in self.left]}
 
 
 @dataclass
