@@ -277,14 +277,17 @@ def test_websocket_multiplexes_requests_by_id(api: Api) -> None:
         ws.send(json.dumps({"id": "a", "service": "graph-rag", "request": {"collection": "corpus", "question": Q}}))
         ws.send(json.dumps({"id": "b", "service": "document-rag", "request": {"collection": "corpus", "question": Q}}))
         ws.send(json.dumps({"id": "c", "service": "nope", "request": {}}))
+        ws.send(json.dumps({"id": "d", "service": "check", "request": {"collection": "corpus"}}))
         got: dict[str, list[dict[str, Any]]] = {}
-        while sum(1 for msgs in got.values() if msgs[-1]["complete"]) < 3:
+        while sum(1 for msgs in got.values() if msgs[-1]["complete"]) < 4:
             message = json.loads(ws.recv(timeout=60))
             got.setdefault(message["id"], []).append(message)
     for rid in ("a", "b"):
         assert [m["complete"] for m in got[rid]] == [False] * (len(got[rid]) - 1) + [True]
         assert got[rid][-1]["response"]["message_type"] == "final"
     assert got["c"][0]["response"]["error"]["type"] == "InputError"
+    assert [(m["complete"], m["response"]["consistent"], m["response"]["documents"]) for m in got["d"]] == [
+        (True, True, 5)]
 
 
 def test_limits_give_clear_4xx(api: Api) -> None:

@@ -37,6 +37,7 @@ READ_SERVICES: dict[str, Callable[[Runtime, dict[str, Any]], Any]] = {
     "traces": lambda rt, r: [summary_json(s) for s in list_traces(rt.store, include_sub_traces=bool(r.get("all")))],
     "trace": lambda rt, r: trace_json(load_trace(rt.store, str(r.get("id", "")), librarian=rt.librarian,
                                                  provenance=bool(r.get("provenance")))),
+    "check": lambda rt, r: rt.check().to_json(),
 }
 
 
