@@ -230,6 +230,8 @@ def test_check_and_repair_over_http_say_what_the_cli_says(api: Api) -> None:
                                 "problems": [problem], "repaired": [], "remaining": [problem]}
         cli = run("--url", api.server.url, "--token", api.tokens["bob"], "check", "-C", "checked", "--format", "json")
         assert (cli.code, json.loads(cli.out)) == (1, found.json())
+        with Client(api.server.url, api.tokens["bob"], collection="checked") as pg:
+            assert pg.check() == found.json()
         fixed = bob.post("/collections/checked/repair")
         assert fixed.status_code == 200, fixed.text
         assert fixed.json() == {"collection": "bob/checked", "consistent": True, "documents": 0, "quads": 0,

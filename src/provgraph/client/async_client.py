@@ -166,6 +166,12 @@ class AsyncClient:
                                                   headers={"Content-Type": "application/x-tar"})
         return result
 
+    async def check(self, *, repair: bool = False) -> dict[str, Any]:
+        """What ``provgraph check [--repair] --format json`` prints for this collection (``consistent`` the verdict)."""
+        result: dict[str, Any] = await (self._call("POST", self._c("/repair")) if repair
+                                        else self._call("GET", self._c("/check")))
+        return result
+
     async def sparql(self, query: str) -> Any:
         """SELECT/ASK: the SPARQL JSON results; CONSTRUCT: N-Triples bytes."""
         return await self._call("POST", self._c("/sparql"), json={"query": query})

@@ -102,6 +102,10 @@ class Client:
         """Restore a backup archive into this (empty or new) collection."""
         return self._run(self._async.restore(file))
 
+    def check(self, *, repair: bool = False) -> dict[str, Any]:
+        """What ``provgraph check [--repair] --format json`` prints for this collection."""
+        return self._run(self._async.check(repair=repair))
+
     def sparql(self, query: str) -> Any:
         """SELECT/ASK: SPARQL JSON results; CONSTRUCT: N-Triples bytes."""
         return self._run(self._async.sparql(query))
