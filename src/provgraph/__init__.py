@@ -6,7 +6,15 @@ Every fact traces to the text it came from, and every answer to the facts it use
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING, Any
+
+if "numpy" not in sys.modules:
+    # provgraph's matrix products are small (a question against a few thousand vectors): OpenBLAS's
+    # helper threads gain nothing on them and spin after each one, doubling a query's CPU time.
+    # A value the user set is kept; once numpy is loaded the variable is no longer read.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "Provgraph", "Answer", "Client", "AsyncClient"]

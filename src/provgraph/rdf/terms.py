@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Union
 
@@ -162,9 +162,17 @@ class TripleTerm:
     s: Iri | BlankNode
     p: Iri
     o: Term
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_triple(self.s, self.p, self.o)
+        object.__setattr__(self, "_hash", hash((self.s, self.p, self.o)))
+
+    def __hash__(self) -> int:  # computed once: triple terms key the sets and maps of every walk
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[TripleTerm], tuple[Subject, Iri, Term]]:
+        return TripleTerm, (self.s, self.p, self.o)  # rebuilt, so the hash is this process's
 
     def __str__(self) -> str:
         return f"<<( {self.s} {self.p} {self.o} )>>"

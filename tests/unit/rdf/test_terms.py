@@ -104,3 +104,19 @@ def test_round_trip_through_pyoxigraph_and_n_triples(s: Iri, p: Iri, o: Iri | Li
     assert quad_from_ox(quad_to_ox(quad)) == quad
     parsed = list(ox.parse((str(quad) + "\n").encode(), format=ox.RdfFormat.N_QUADS))
     assert [quad_from_ox(q) for q in parsed] == [quad]
+
+
+def test_a_triple_term_from_another_process_keys_the_same_entry() -> None:
+    import pickle
+    import subprocess
+    import sys
+
+    made = "import pickle, sys; from provgraph.rdf import Iri, TripleTerm; sys.stdout.buffer.write(pickle.dumps(" \
+           "{TripleTerm(Iri('http://e.org/a'), Iri('http://e.org/p'), Iri('http://e.org/b')): 1}))"
+    env_seeds = ("1", "2")  # str hashes differ between these processes and this one
+    for seed in env_seeds:
+        out = subprocess.run([sys.executable, "-c", made], capture_output=True, check=True,
+                             env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout
+        loaded = pickle.loads(out)  # noqa: S301 - our own bytes
+        key = TripleTerm(Iri("http://e.org/a"), Iri("http://e.org/p"), Iri("http://e.org/b"))
+        assert loaded[key] == 1 and hash(next(iter(loaded))) == hash(key)
