@@ -42,7 +42,7 @@ from provgraph.provenance.graph_rag import (
     synthesis_quads,
 )
 from provgraph.rdf import ids
-from provgraph.rdf.terms import Iri
+from provgraph.rdf.terms import Iri, TripleTerm
 from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces, why
 from provgraph.retrieval.edge_select import (
     LabelledEdge,
@@ -56,11 +56,18 @@ from provgraph.retrieval.edge_select import (
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
 from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.graph_paths import boost_scores
-from provgraph.retrieval.graph_walk import WalkLimits, chunk_facts, seed_entities, walk
+from provgraph.retrieval.graph_walk import (
+    WalkLimits,
+    chunk_facts,
+    facts_by_chunk,
+    seed_entities,
+    supporting_chunks,
+    walk,
+)
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
 from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.markers import graph_rag_citations
-from provgraph.retrieval.sources import edge_chunks, edge_sources
+from provgraph.retrieval.sources import edge_sources
 from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,
     NOTHING_CITABLE,
@@ -150,6 +157,7 @@ class _Run:
     grounding: Iri | None = None
     entities: list[Ranked] = field(default_factory=list)
     chunks: list[Ranked] = field(default_factory=list)
+    chunk_facts: dict[Iri, list[TripleTerm]] = field(default_factory=dict)  # of the ranked chunks
     deadline: Deadline = field(default_factory=lambda: Deadline(float("inf")))
 
     def remaining(self) -> float:
@@ -228,7 +236,9 @@ class GraphRag:
         p = self.params
         edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size))
         if run.chunks:  # the best passages' facts first (up to half the budget), then the walk
-            facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2)
+            run.chunk_facts = facts_by_chunk(self.store, [Iri(r.id) for r in run.chunks])
+            facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2,
+                                known=run.chunk_facts)
             edges = list(dict.fromkeys(facts + edges))[: p.max_subgraph_size]
         exploration = ids.exploration_iri(run.sid)
         yield run.writer.step("exploration", exploration, exploration_quads(
@@ -281,7 +291,7 @@ class GraphRag:
                 [e.edge for e in edges], scores,
                 linked=[Iri(r.id) for r in run.entities if r.exact][:4],
                 chunk_rank={r.id: i for i, r in enumerate(run.chunks, start=1)},
-                edge_chunks=edge_chunks(self.store, [e.edge for e in edges]))
+                edge_chunks=supporting_chunks(run.chunk_facts))  # only ranked chunks count
         edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
         if self.llm is None:
             return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity,

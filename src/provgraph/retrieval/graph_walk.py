@@ -9,7 +9,7 @@ are skipped while walking, so they never use up a term's budget.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -20,7 +20,7 @@ from provgraph.rdf.vocab import SCHEMA_PREDICATES
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.base import VectorIndex
 
-__all__ = ["WalkLimits", "seed_entities", "walk", "chunk_facts"]
+__all__ = ["WalkLimits", "seed_entities", "walk", "chunk_facts", "facts_by_chunk", "supporting_chunks"]
 
 _CHUNK_FACTS = (
     "SELECT ?chunk ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES ?chunk {{ {values} }} "
@@ -99,21 +99,44 @@ def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]
     return out
 
 
+def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, list[TripleTerm]]:
+    """Every fact extracted from each chunk (its subgraphs' ``tg:contains``), in store order (one query).
+
+    One query over a few chunks' subgraphs reads far less than looking edges up one by one: what
+    a hybrid boost needs to know of the explored edges (which ranked chunk supports them) is read
+    from this side.
+    """
+    unique = list(dict.fromkeys(chunks))
+    found: dict[Iri, list[TripleTerm]] = {c: [] for c in unique}
+    if not unique:
+        return found
+    for r in store.select(_CHUNK_FACTS.format(values=" ".join(str(c) for c in unique))):
+        chunk, fact = r.get("chunk"), r.get("t")
+        if isinstance(fact, TripleTerm) and chunk in found:
+            found[chunk].append(fact)  # type: ignore[index]
+    return found
+
+
 def chunk_facts(store: OxigraphStore, chunks: Sequence[Iri], *, skip: frozenset[Iri] = SCHEMA_PREDICATES,
-                limit: int = 60) -> list[TripleTerm]:
+                limit: int = 60, known: Mapping[Iri, Sequence[TripleTerm]] | None = None) -> list[TripleTerm]:
     """Facts extracted from ``chunks`` (their subgraphs), in chunk order, each once, at most ``limit``.
 
     The hybrid chunk retrieval's entry into the graph: the facts of the best-ranked passages are
-    explored beside the edges walked from the seed entities.
+    explored beside the edges walked from the seed entities. ``known`` holds
+    :func:`facts_by_chunk` of (at least) these chunks, read before.
     """
     if not chunks:
         return []
-    order: dict[object, int] = {c: i for i, c in enumerate(chunks)}
-    rows = store.select(_CHUNK_FACTS.format(values=" ".join(str(c) for c in dict.fromkeys(chunks))))
-    found: list[tuple[int, TripleTerm]] = []
-    for r in rows:
-        fact = r.get("t")
-        if isinstance(fact, TripleTerm) and fact.p not in skip:
-            found.append((order.get(r.get("chunk"), len(order)), fact))
-    found.sort(key=lambda pair: pair[0])
-    return list(dict.fromkeys(t for _, t in found))[:limit]
+    order: dict[Iri, int] = {c: i for i, c in enumerate(chunks)}
+    by_chunk = known if known is not None else facts_by_chunk(store, chunks)
+    found = (t for c in sorted(order, key=order.__getitem__) for t in by_chunk.get(c, ()) if t.p not in skip)
+    return list(dict.fromkeys(found))[:limit]
+
+
+def supporting_chunks(by_chunk: Mapping[Iri, Sequence[TripleTerm]]) -> dict[TripleTerm, list[str]]:
+    """The inverse of :func:`facts_by_chunk`: the chunks (among those read) each fact was extracted from."""
+    out: dict[TripleTerm, list[str]] = {}
+    for chunk, facts in by_chunk.items():
+        for fact in dict.fromkeys(facts):
+            out.setdefault(fact, []).append(chunk.value)
+    return out
