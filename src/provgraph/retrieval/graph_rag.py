@@ -234,12 +234,13 @@ class GraphRag:
         vectors = self.embedder.embed([run.question, *run.concepts])
         seeds = self._seeds(run, vectors)
         p = self.params
-        edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size))
+        facts: list[TripleTerm] = []
         if run.chunks:  # the best passages' facts first (up to half the budget), then the walk
             run.chunk_facts = facts_by_chunk(self.store, [Iri(r.id) for r in run.chunks])
             facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2,
                                 known=run.chunk_facts)
-            edges = list(dict.fromkeys(facts + edges))[: p.max_subgraph_size]
+        edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size),
+                     first=facts)
         exploration = ids.exploration_iri(run.sid)
         yield run.writer.step("exploration", exploration, exploration_quads(
             exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,

@@ -9,7 +9,7 @@ are skipped while walking, so they never use up a term's budget.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -61,26 +61,40 @@ def walk(
     limits: WalkLimits,
     *,
     skip: frozenset[Iri] = SCHEMA_PREDICATES,
+    first: Sequence[TripleTerm] = (),
 ) -> list[TripleTerm]:
     """Edges reachable from ``seeds`` in both directions, breadth first, in discovery order.
 
     Each hop takes at most ``triple_limit`` outgoing and ``triple_limit`` incoming edges per
     term; the walk stops once ``max_subgraph_size`` distinct edges are found. Literals are
-    leaves (they have no outgoing edges, and a literal is never expanded).
+    leaves (they have no outgoing edges, and a literal is never expanded). ``first`` (e.g. the
+    best passages' facts) leads the result, which holds at most ``max_subgraph_size`` edges in
+    all: ``first`` then the walked edges not in it. The store is read lazily, only until that
+    many are found.
     """
+    cap = limits.max_subgraph_size
+    head = list(dict.fromkeys(first))[:cap]
+    taken = set(head)
+    extra: list[TripleTerm] = []
+    need = cap - len(head)
     found: dict[TripleTerm, None] = {}
     seen: set[Term] = set(seeds)
     frontier: list[Term] = list(dict.fromkeys(seeds))
-    cap = limits.max_subgraph_size
     for _ in range(limits.max_path_length):
+        if need <= 0:
+            break
         following: list[Term] = []
         for term in frontier:
             for edge in _edges_of(store, term, limits.triple_limit, skip):
-                if len(found) >= cap:
-                    return list(found)
                 if edge in found:
                     continue
                 found[edge] = None
+                if edge not in taken:
+                    extra.append(edge)
+                    if len(extra) >= need:
+                        return head + extra
+                if len(found) >= cap:
+                    return head + extra
                 for end in (edge.s, edge.o):
                     if end not in seen and not isinstance(end, (Literal, TripleTerm)):
                         seen.add(end)
@@ -88,15 +102,15 @@ def walk(
         if not following:
             break
         frontier = following
-    return list(found)
+    return head + extra
 
 
-def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]) -> Iterable[TripleTerm]:
+def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]) -> Iterator[TripleTerm]:
+    """Up to ``limit`` outgoing, then up to ``limit`` incoming edges of ``term``, read as they are taken."""
     if isinstance(term, (Literal, TripleTerm)):
-        return ()
-    out = list(islice(_knowledge(store.match(s=term, g=None), skip), limit))
-    out += islice(_knowledge(store.match(o=term, g=None), skip), limit)
-    return out
+        return
+    yield from islice(_knowledge(store.match(s=term, g=None), skip), limit)
+    yield from islice(_knowledge(store.match(o=term, g=None), skip), limit)
 
 
 def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, list[TripleTerm]]:
