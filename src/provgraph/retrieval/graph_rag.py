@@ -65,7 +65,7 @@ from provgraph.retrieval.graph_walk import (
     walk,
 )
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
-from provgraph.retrieval.labels import LabelCache
+from provgraph.retrieval.labels import LabelCache, all_labels
 from provgraph.retrieval.markers import graph_rag_citations
 from provgraph.retrieval.sources import edge_sources
 from provgraph.retrieval.synthesis import (
@@ -192,13 +192,16 @@ class GraphRag:
         self.trace = trace
         self._labels: dict[Any, str] = {}  # labels of terms seen, shared by requests...
         self._labels_of = -1  # ... while the knowledge graph stays at this generation
+        self._labels_complete = False  # every label of the graph was read at once
 
     def _label_cache(self) -> LabelCache:
         generation = self.store.knowledge_generation
         if generation != self._labels_of or len(self._labels) > _MAX_LABELS:
-            self._labels.clear()
             self._labels_of = generation
-        return LabelCache(self.store, self._labels)
+            every = all_labels(self.store, _MAX_LABELS // 2)
+            self._labels = every if every is not None else {}
+            self._labels_complete = every is not None
+        return LabelCache(self.store, self._labels, complete=self._labels_complete)
 
     async def ask(
         self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
