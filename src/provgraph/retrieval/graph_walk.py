@@ -22,8 +22,9 @@ from provgraph.vectors.base import VectorIndex
 
 __all__ = ["WalkLimits", "seed_entities", "walk", "chunk_facts", "facts_by_chunk", "supporting_chunks"]
 
+# the chunks are numbered in VALUES, so a row names its chunk by a small integer (no IRI to read back)
 _CHUNK_FACTS = (
-    "SELECT ?chunk ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES ?chunk {{ {values} }} "
+    "SELECT ?i ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?chunk) {{ {values} }} "
     "?sg prov:wasDerivedFrom ?chunk ; tg:contains ?t . }} }}"
 )
 
@@ -124,10 +125,10 @@ def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, lis
     found: dict[Iri, list[TripleTerm]] = {c: [] for c in unique}
     if not unique:
         return found
-    for r in store.select(_CHUNK_FACTS.format(values=" ".join(str(c) for c in unique))):
-        chunk, fact = r.get("chunk"), r.get("t")
-        if isinstance(fact, TripleTerm) and chunk in found:
-            found[chunk].append(fact)  # type: ignore[index]
+    for r in store.select(_CHUNK_FACTS.format(values=" ".join(f"({i} {c})" for i, c in enumerate(unique)))):
+        i, fact = r.get("i"), r.get("t")
+        if isinstance(fact, TripleTerm) and isinstance(i, Literal):
+            found[unique[int(i.value)]].append(fact)
     return found
 
 

@@ -24,12 +24,13 @@ _CHAIN = """
     OPTIONAL { ?doc dc:title ?title }
 """
 
-# VALUES inside the GRAPH block, so the engine starts from the given terms
-_EDGES = "SELECT ?t ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?t {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
-# the edges are numbered in VALUES, so a row names its edge by a small integer (no triple term to read back)
+# VALUES inside the GRAPH block, so the engine starts from the given terms; the edges are numbered in
+# VALUES, so a row names its edge by a small integer (no triple term to read back), and ?doc is
+# COALESCE(?pdoc, ?parent), computed here rather than read back a second time
+_EDGES = "SELECT ?i ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES (?i ?t) {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
 _EDGE_CHUNKS = ("SELECT ?i ?chunk WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?t) {{ {values} }} "
                 "?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk . }} }}")
-_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
+_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
 
 
 def _int(term: object) -> int:
@@ -40,9 +41,10 @@ def _source(row: dict, edge: TripleTerm | None) -> Source:
     parent = row["parent"]
     is_page = "pnum" in row
     nested = "pdoc" in row
-    title = row["title"].value if "title" in row else row["doc"].value
+    doc = row["pdoc"] if nested else parent
+    title = row["title"].value if "title" in row else doc.value
     return Source(
-        document=row["doc"].value,
+        document=doc.value,
         title=title,
         chunk=row["chunk"].value,
         chunk_index=_int(row["cidx"]),
@@ -67,10 +69,11 @@ def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm]) -> dict[Trip
     found: dict[TripleTerm, list[Source]] = {e: [] for e in unique}
     if not unique:
         return found
-    query = _EDGES.format(values=" ".join(str(e) for e in unique), chain=_CHAIN)
+    query = _EDGES.format(values=" ".join(f"({i} {e})" for i, e in enumerate(unique)), chain=_CHAIN)
     for row in store.select(query):
-        edge = row["t"]
-        if isinstance(edge, TripleTerm) and edge in found:
+        i = row.get("i")
+        if isinstance(i, Literal):
+            edge = unique[int(i.value)]
             found[edge].append(_source(row, edge))
     return {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
 
