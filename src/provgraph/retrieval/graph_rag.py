@@ -54,7 +54,6 @@ from provgraph.retrieval.edge_select import (
     similarities,
 )
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
-from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.graph_paths import boost_scores
 from provgraph.retrieval.graph_walk import (
     WalkLimits,
@@ -309,7 +308,7 @@ class GraphRag:
     async def _synthesise(
         self, run: _Run, question: np.ndarray, chosen: list[LabelledEdge], focus: Iri
     ) -> AsyncIterator[Event]:
-        found = with_evidence(self.store, edge_sources(self.store, [e.edge for e in chosen]))
+        found = edge_sources(self.store, [e.edge for e in chosen], evidence=True)
         unsourced = sum(1 for e in chosen if not found.get(e.edge))
         if unsourced:
             run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")
