@@ -129,12 +129,16 @@ class _WordTokens:
             ids.update(zip(missing, (e.ids for e in encoded)))
         truncation = self._tokenizer.truncation
         limit = truncation["max_length"] if truncation else None
+        unk = self._unk
         out = []
         for words in split:
-            tokens = [t for w in words if w for t in ids[w]]
+            tokens: list[int] = []
+            for w in words:
+                if w:
+                    tokens += ids[w]
             if limit is not None:
                 del tokens[limit:]
-            out.append(tokens if self._unk is None else [t for t in tokens if t != self._unk])
+            out.append([t for t in tokens if t != unk] if unk is not None and unk in tokens else tokens)
         return out
 
 
