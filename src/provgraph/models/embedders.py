@@ -89,7 +89,8 @@ class Model2VecEmbedder(_InProcessEmbedder):
             raise ConfigError(f"model2vec embedder: cannot load {folder}: {exc}") from exc
         super().__init__(f"model2vec:{folder.name}", int(self._model.dim), batch_size)
         if _WordTokens.fits(self._model.tokenizer):
-            self._model.tokenize = _WordTokens(self._model)  # the model's own arithmetic, on the same ids
+            # the same ids, then the model's own arithmetic on them
+            self._model.tokenize = _WordTokens(self._model)  # type: ignore[method-assign]
 
     def _encode(self, batch: list[str]) -> np.ndarray:
         return self._model.encode(batch, batch_size=len(batch), use_multiprocessing=False)

@@ -16,13 +16,13 @@ from provgraph.provenance.evidence import Span, decode_evidence
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["subgraph_evidence", "with_evidence"]
+__all__ = ["subgraph_evidence", "with_evidence", "set_evidence"]
 
 _QUERY = """SELECT ?sg ?ev ?t WHERE {{ GRAPH <urn:graph:source> {{
   VALUES ?sg {{ {values} }}
   ?sg tg:evidence ?ev ; tg:contains ?t .
 }} }}"""
-_FACTS = """SELECT ?i ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?sg) {{ {values} }} ?sg tg:contains ?t . }} }}"""
+_FACTS = "SELECT ?i ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?sg) {{ {values} }} ?sg tg:contains ?t . }} }}"
 
 
 def subgraph_evidence(store: OxigraphStore, subgraphs: Sequence[Iri]) -> dict[Iri, dict[TripleTerm, Span]]:

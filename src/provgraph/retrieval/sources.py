@@ -84,8 +84,9 @@ def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm], *,
         if isinstance(i, Literal):
             edge = unique[int(i.value)]
             found[edge].append(_source(row, edge))
-            if isinstance(row.get("ev"), Literal):
-                literals[row["sg"].value] = row["ev"].value
+            sg, ev = row.get("sg"), row.get("ev")
+            if isinstance(sg, Iri) and isinstance(ev, Literal):
+                literals[sg.value] = ev.value
     out = {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
     return set_evidence(store, out, literals) if evidence else out
 
