@@ -16,12 +16,13 @@ from provgraph.provenance.evidence import Span, decode_evidence
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["subgraph_evidence", "with_evidence"]
+__all__ = ["subgraph_evidence", "with_evidence", "set_evidence"]
 
 _QUERY = """SELECT ?sg ?ev ?t WHERE {{ GRAPH <urn:graph:source> {{
   VALUES ?sg {{ {values} }}
   ?sg tg:evidence ?ev ; tg:contains ?t .
 }} }}"""
+_FACTS = "SELECT ?i ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?sg) {{ {values} }} ?sg tg:contains ?t . }} }}"
 
 
 def subgraph_evidence(store: OxigraphStore, subgraphs: Sequence[Iri]) -> dict[Iri, dict[TripleTerm, Span]]:
@@ -37,6 +38,26 @@ def subgraph_evidence(store: OxigraphStore, subgraphs: Sequence[Iri]) -> dict[Ir
             literal[sg] = ev.value
             facts[sg].append(t)
     return {sg: decode_evidence(text, facts[sg]) for sg, text in literal.items()}
+
+
+def set_evidence(store: OxigraphStore, found: Mapping[TripleTerm, Sequence[Source]],
+                 literals: Mapping[str, str]) -> dict[TripleTerm, list[Source]]:
+    """``found`` with each source's ``evidence`` set, its subgraph's evidence literal already known.
+
+    ``literals`` maps a subgraph to its ``tg:evidence`` text; only those subgraphs' facts are read
+    (one query, none when no subgraph has evidence).
+    """
+    subgraphs = list(literals)
+    facts: dict[str, list[TripleTerm]] = defaultdict(list)
+    if subgraphs:
+        values = " ".join(f"({i} {Iri(sg)})" for i, sg in enumerate(subgraphs))
+        for row in store.select(_FACTS.format(values=values)):
+            i, t = row.get("i"), row.get("t")
+            if isinstance(i, Literal) and isinstance(t, TripleTerm):
+                facts[subgraphs[int(i.value)]].append(t)
+    spans = {sg: decode_evidence(literals[sg], f) for sg, f in facts.items()}
+    return {edge: [replace(s, evidence=spans[s.subgraph].get(edge)) if s.subgraph in spans else s for s in sources]
+            for edge, sources in found.items()}
 
 
 def with_evidence(

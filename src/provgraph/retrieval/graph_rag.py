@@ -42,7 +42,7 @@ from provgraph.provenance.graph_rag import (
     synthesis_quads,
 )
 from provgraph.rdf import ids
-from provgraph.rdf.terms import Iri
+from provgraph.rdf.terms import Iri, TripleTerm
 from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces, why
 from provgraph.retrieval.edge_select import (
     LabelledEdge,
@@ -54,13 +54,19 @@ from provgraph.retrieval.edge_select import (
     similarities,
 )
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
-from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.graph_paths import boost_scores
-from provgraph.retrieval.graph_walk import WalkLimits, chunk_facts, seed_entities, walk
+from provgraph.retrieval.graph_walk import (
+    WalkLimits,
+    chunk_facts,
+    facts_by_chunk,
+    seed_entities,
+    supporting_chunks,
+    walk,
+)
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
-from provgraph.retrieval.labels import LabelCache
+from provgraph.retrieval.labels import LabelCache, all_labels
 from provgraph.retrieval.markers import graph_rag_citations
-from provgraph.retrieval.sources import edge_chunks, edge_sources
+from provgraph.retrieval.sources import edge_sources
 from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,
     NOTHING_CITABLE,
@@ -150,6 +156,7 @@ class _Run:
     grounding: Iri | None = None
     entities: list[Ranked] = field(default_factory=list)
     chunks: list[Ranked] = field(default_factory=list)
+    chunk_facts: dict[Iri, list[TripleTerm]] = field(default_factory=dict)  # of the ranked chunks
     deadline: Deadline = field(default_factory=lambda: Deadline(float("inf")))
 
     def remaining(self) -> float:
@@ -184,13 +191,16 @@ class GraphRag:
         self.trace = trace
         self._labels: dict[Any, str] = {}  # labels of terms seen, shared by requests...
         self._labels_of = -1  # ... while the knowledge graph stays at this generation
+        self._labels_complete = False  # every label of the graph was read at once
 
     def _label_cache(self) -> LabelCache:
         generation = self.store.knowledge_generation
         if generation != self._labels_of or len(self._labels) > _MAX_LABELS:
-            self._labels.clear()
             self._labels_of = generation
-        return LabelCache(self.store, self._labels)
+            every = all_labels(self.store, _MAX_LABELS // 2)
+            self._labels = every if every is not None else {}
+            self._labels_complete = every is not None
+        return LabelCache(self.store, self._labels, complete=self._labels_complete)
 
     async def ask(
         self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
@@ -226,10 +236,13 @@ class GraphRag:
         vectors = self.embedder.embed([run.question, *run.concepts])
         seeds = self._seeds(run, vectors)
         p = self.params
-        edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size))
+        facts: list[TripleTerm] = []
         if run.chunks:  # the best passages' facts first (up to half the budget), then the walk
-            facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2)
-            edges = list(dict.fromkeys(facts + edges))[: p.max_subgraph_size]
+            run.chunk_facts = facts_by_chunk(self.store, [Iri(r.id) for r in run.chunks])
+            facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2,
+                                known=run.chunk_facts)
+        edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size),
+                     first=facts)
         exploration = ids.exploration_iri(run.sid)
         yield run.writer.step("exploration", exploration, exploration_quads(
             exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,
@@ -281,7 +294,7 @@ class GraphRag:
                 [e.edge for e in edges], scores,
                 linked=[Iri(r.id) for r in run.entities if r.exact][:4],
                 chunk_rank={r.id: i for i, r in enumerate(run.chunks, start=1)},
-                edge_chunks=edge_chunks(self.store, [e.edge for e in edges]))
+                edge_chunks=supporting_chunks(run.chunk_facts))  # only ranked chunks count
         edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
         if self.llm is None:
             return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity,
@@ -295,7 +308,7 @@ class GraphRag:
     async def _synthesise(
         self, run: _Run, question: np.ndarray, chosen: list[LabelledEdge], focus: Iri
     ) -> AsyncIterator[Event]:
-        found = with_evidence(self.store, edge_sources(self.store, [e.edge for e in chosen]))
+        found = edge_sources(self.store, [e.edge for e in chosen], evidence=True)
         unsourced = sum(1 for e in chosen if not found.get(e.edge))
         if unsourced:
             run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")

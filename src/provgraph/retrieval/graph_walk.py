@@ -9,7 +9,7 @@ are skipped while walking, so they never use up a term's budget.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -20,10 +20,11 @@ from provgraph.rdf.vocab import SCHEMA_PREDICATES
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.base import VectorIndex
 
-__all__ = ["WalkLimits", "seed_entities", "walk", "chunk_facts"]
+__all__ = ["WalkLimits", "seed_entities", "walk", "chunk_facts", "facts_by_chunk", "supporting_chunks"]
 
+# the chunks are numbered in VALUES, so a row names its chunk by a small integer (no IRI to read back)
 _CHUNK_FACTS = (
-    "SELECT ?chunk ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES ?chunk {{ {values} }} "
+    "SELECT ?i ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?chunk) {{ {values} }} "
     "?sg prov:wasDerivedFrom ?chunk ; tg:contains ?t . }} }}"
 )
 
@@ -61,26 +62,40 @@ def walk(
     limits: WalkLimits,
     *,
     skip: frozenset[Iri] = SCHEMA_PREDICATES,
+    first: Sequence[TripleTerm] = (),
 ) -> list[TripleTerm]:
     """Edges reachable from ``seeds`` in both directions, breadth first, in discovery order.
 
     Each hop takes at most ``triple_limit`` outgoing and ``triple_limit`` incoming edges per
     term; the walk stops once ``max_subgraph_size`` distinct edges are found. Literals are
-    leaves (they have no outgoing edges, and a literal is never expanded).
+    leaves (they have no outgoing edges, and a literal is never expanded). ``first`` (e.g. the
+    best passages' facts) leads the result, which holds at most ``max_subgraph_size`` edges in
+    all: ``first`` then the walked edges not in it. The store is read lazily, only until that
+    many are found.
     """
+    cap = limits.max_subgraph_size
+    head = list(dict.fromkeys(first))[:cap]
+    taken = set(head)
+    extra: list[TripleTerm] = []
+    need = cap - len(head)
     found: dict[TripleTerm, None] = {}
     seen: set[Term] = set(seeds)
     frontier: list[Term] = list(dict.fromkeys(seeds))
-    cap = limits.max_subgraph_size
     for _ in range(limits.max_path_length):
+        if need <= 0:
+            break
         following: list[Term] = []
         for term in frontier:
             for edge in _edges_of(store, term, limits.triple_limit, skip):
-                if len(found) >= cap:
-                    return list(found)
                 if edge in found:
                     continue
                 found[edge] = None
+                if edge not in taken:
+                    extra.append(edge)
+                    if len(extra) >= need:
+                        return head + extra
+                if len(found) >= cap:
+                    return head + extra
                 for end in (edge.s, edge.o):
                     if end not in seen and not isinstance(end, (Literal, TripleTerm)):
                         seen.add(end)
@@ -88,32 +103,55 @@ def walk(
         if not following:
             break
         frontier = following
-    return list(found)
+    return head + extra
 
 
-def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]) -> Iterable[TripleTerm]:
+def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]) -> Iterator[TripleTerm]:
+    """Up to ``limit`` outgoing, then up to ``limit`` incoming edges of ``term``, read as they are taken."""
     if isinstance(term, (Literal, TripleTerm)):
-        return ()
-    out = list(islice(_knowledge(store.match(s=term, g=None), skip), limit))
-    out += islice(_knowledge(store.match(o=term, g=None), skip), limit)
-    return out
+        return
+    yield from islice(_knowledge(store.match(s=term, g=None), skip), limit)
+    yield from islice(_knowledge(store.match(o=term, g=None), skip), limit)
+
+
+def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, list[TripleTerm]]:
+    """Every fact extracted from each chunk (its subgraphs' ``tg:contains``), in store order (one query).
+
+    One query over a few chunks' subgraphs reads far less than looking edges up one by one: what
+    a hybrid boost needs to know of the explored edges (which ranked chunk supports them) is read
+    from this side.
+    """
+    unique = list(dict.fromkeys(chunks))
+    found: dict[Iri, list[TripleTerm]] = {c: [] for c in unique}
+    if not unique:
+        return found
+    for r in store.select(_CHUNK_FACTS.format(values=" ".join(f"({i} {c})" for i, c in enumerate(unique)))):
+        i, fact = r.get("i"), r.get("t")
+        if isinstance(fact, TripleTerm) and isinstance(i, Literal):
+            found[unique[int(i.value)]].append(fact)
+    return found
 
 
 def chunk_facts(store: OxigraphStore, chunks: Sequence[Iri], *, skip: frozenset[Iri] = SCHEMA_PREDICATES,
-                limit: int = 60) -> list[TripleTerm]:
+                limit: int = 60, known: Mapping[Iri, Sequence[TripleTerm]] | None = None) -> list[TripleTerm]:
     """Facts extracted from ``chunks`` (their subgraphs), in chunk order, each once, at most ``limit``.
 
     The hybrid chunk retrieval's entry into the graph: the facts of the best-ranked passages are
-    explored beside the edges walked from the seed entities.
+    explored beside the edges walked from the seed entities. ``known`` holds
+    :func:`facts_by_chunk` of (at least) these chunks, read before.
     """
     if not chunks:
         return []
-    order: dict[object, int] = {c: i for i, c in enumerate(chunks)}
-    rows = store.select(_CHUNK_FACTS.format(values=" ".join(str(c) for c in dict.fromkeys(chunks))))
-    found: list[tuple[int, TripleTerm]] = []
-    for r in rows:
-        fact = r.get("t")
-        if isinstance(fact, TripleTerm) and fact.p not in skip:
-            found.append((order.get(r.get("chunk"), len(order)), fact))
-    found.sort(key=lambda pair: pair[0])
-    return list(dict.fromkeys(t for _, t in found))[:limit]
+    order: dict[Iri, int] = {c: i for i, c in enumerate(chunks)}
+    by_chunk = known if known is not None else facts_by_chunk(store, chunks)
+    found = (t for c in sorted(order, key=order.__getitem__) for t in by_chunk.get(c, ()) if t.p not in skip)
+    return list(dict.fromkeys(found))[:limit]
+
+
+def supporting_chunks(by_chunk: Mapping[Iri, Sequence[TripleTerm]]) -> dict[TripleTerm, list[str]]:
+    """The inverse of :func:`facts_by_chunk`: the chunks (among those read) each fact was extracted from."""
+    out: dict[TripleTerm, list[str]] = {}
+    for chunk, facts in by_chunk.items():
+        for fact in dict.fromkeys(facts):
+            out.setdefault(fact, []).append(chunk.value)
+    return out

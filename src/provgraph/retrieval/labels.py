@@ -2,7 +2,8 @@
 
 Labels come from ``rdfs:label`` in the default graph (the knowledge graph). Many terms are
 resolved with ONE SPARQL query (``VALUES`` over their canonical N-Triples forms), never one
-query per term. Literals label themselves; an IRI without a label shows its last path segment,
+query per term; or, when every label of the graph was read at once (:func:`all_labels`), with
+none. Literals label themselves; an IRI without a label shows its last path segment,
 percent-decoded (``skos:definition`` → ``definition``).
 """
 
@@ -12,9 +13,10 @@ from collections.abc import Iterable
 from urllib.parse import unquote
 
 from provgraph.rdf.terms import BlankNode, Iri, Literal, Term, TripleTerm
+from provgraph.rdf.vocab import RDFS
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["LabelCache", "fallback_label"]
+__all__ = ["LabelCache", "fallback_label", "all_labels"]
 
 _BATCH = 500
 _QUERY = "SELECT ?t ?l WHERE {{ VALUES ?t {{ {values} }} ?t rdfs:label ?l }}"
@@ -34,15 +36,38 @@ def fallback_label(term: Term) -> str:
     return tail or term.value
 
 
+def _best(names: list[str]) -> str:
+    """Of several labels, the shortest (then alphabetical): the most name-like and stable."""
+    return min(names, key=lambda n: (len(n), n))
+
+
+def all_labels(store: OxigraphStore, limit: int) -> dict[Term, str] | None:
+    """Every labelled IRI of the default graph with its label (one read), or None past ``limit`` IRIs."""
+    found: dict[Term, list[str]] = {}
+    for q in store.match(p=RDFS.label, g=None):
+        if isinstance(q.s, Iri) and isinstance(q.o, Literal) and q.o.value.strip():
+            names = found.get(q.s)
+            if names is None:
+                if len(found) >= limit:
+                    return None
+                found[q.s] = [q.o.value]
+            else:
+                names.append(q.o.value)
+    return {term: _best(names) for term, names in found.items()}
+
+
 class LabelCache:
     """Labels of one request's terms; ``queries`` counts the store round trips made.
 
     ``known`` shares labels between requests (the caller clears it when the knowledge graph changes).
+    ``complete`` says ``known`` holds every labelled IRI (from :func:`all_labels`): an IRI missing
+    from it has no label, and nothing is queried.
     """
 
-    def __init__(self, store: OxigraphStore, known: dict[Term, str] | None = None) -> None:
+    def __init__(self, store: OxigraphStore, known: dict[Term, str] | None = None, *, complete: bool = False) -> None:
         self._store = store
         self._labels: dict[Term, str] = {} if known is None else known
+        self._complete = complete
         self.queries = 0
 
     def resolve(self, terms: Iterable[Term]) -> None:
@@ -52,7 +77,10 @@ class LabelCache:
             if term in self._labels:
                 continue
             if isinstance(term, Iri):
-                missing.append(term)
+                if self._complete:
+                    self._labels[term] = fallback_label(term)
+                else:
+                    missing.append(term)
             else:
                 self._labels[term] = self._compose(term)
         for i in range(0, len(missing), _BATCH):
@@ -66,8 +94,7 @@ class LabelCache:
                     found.setdefault(row["t"], []).append(label.value)
             for term in part:
                 names = found.get(term)
-                # several labels: the shortest (then alphabetical) is the most name-like and stable
-                self._labels[term] = min(names, key=lambda n: (len(n), n)) if names else fallback_label(term)
+                self._labels[term] = _best(names) if names else fallback_label(term)
 
     def _compose(self, term: Term) -> str:
         if isinstance(term, TripleTerm):

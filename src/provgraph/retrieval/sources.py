@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from provgraph.events import Source
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
+from provgraph.retrieval.evidence import set_evidence
 from provgraph.store.oxigraph import OxigraphStore
 
 __all__ = ["edge_sources", "edge_chunks", "chunk_sources"]
@@ -24,12 +25,14 @@ _CHAIN = """
     OPTIONAL { ?doc dc:title ?title }
 """
 
-# VALUES inside the GRAPH block, so the engine starts from the given terms
-_EDGES = "SELECT ?t ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?t {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
-# the edges are numbered in VALUES, so a row names its edge by a small integer (no triple term to read back)
+# VALUES inside the GRAPH block, so the engine starts from the given terms; the edges are numbered in
+# VALUES, so a row names its edge by a small integer (no triple term to read back), and ?doc is
+# COALESCE(?pdoc, ?parent), computed here rather than read back a second time
+_EVIDENCE = "    OPTIONAL { ?sg tg:evidence ?ev }\n"
+_EDGES = "SELECT ?i ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title ?ev WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES (?i ?t) {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
 _EDGE_CHUNKS = ("SELECT ?i ?chunk WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?t) {{ {values} }} "
                 "?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk . }} }}")
-_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?doc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
+_CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
 
 
 def _int(term: object) -> int:
@@ -40,9 +43,10 @@ def _source(row: dict, edge: TripleTerm | None) -> Source:
     parent = row["parent"]
     is_page = "pnum" in row
     nested = "pdoc" in row
-    title = row["title"].value if "title" in row else row["doc"].value
+    doc = row["pdoc"] if nested else parent
+    title = row["title"].value if "title" in row else doc.value
     return Source(
-        document=row["doc"].value,
+        document=doc.value,
         title=title,
         chunk=row["chunk"].value,
         chunk_index=_int(row["cidx"]),
@@ -61,18 +65,30 @@ def _sort_key(s: Source) -> tuple[str, int, int, int, str]:
     return (s.title, s.page_number or 0, s.offset, s.chunk_index, s.subgraph or "")
 
 
-def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm]) -> dict[TripleTerm, list[Source]]:
-    """Every supporting source of each edge (one store query for all of them)."""
+def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm], *,
+                 evidence: bool = False) -> dict[TripleTerm, list[Source]]:
+    """Every supporting source of each edge (one store query for all of them).
+
+    ``evidence`` also sets each source's sentence span (as :func:`~provgraph.retrieval.evidence.with_evidence`
+    does) from its subgraph's evidence literal, read by the same query.
+    """
     unique = list(dict.fromkeys(edges))
     found: dict[TripleTerm, list[Source]] = {e: [] for e in unique}
     if not unique:
         return found
-    query = _EDGES.format(values=" ".join(str(e) for e in unique), chain=_CHAIN)
+    query = _EDGES.format(values=" ".join(f"({i} {e})" for i, e in enumerate(unique)),
+                          chain=_CHAIN + (_EVIDENCE if evidence else ""))
+    literals: dict[str, str] = {}
     for row in store.select(query):
-        edge = row["t"]
-        if isinstance(edge, TripleTerm) and edge in found:
+        i = row.get("i")
+        if isinstance(i, Literal):
+            edge = unique[int(i.value)]
             found[edge].append(_source(row, edge))
-    return {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
+            sg, ev = row.get("sg"), row.get("ev")
+            if isinstance(sg, Iri) and isinstance(ev, Literal):
+                literals[sg.value] = ev.value
+    out = {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
+    return set_evidence(store, out, literals) if evidence else out
 
 
 def edge_chunks(store: OxigraphStore, edges: Sequence[TripleTerm]) -> dict[TripleTerm, list[str]]:

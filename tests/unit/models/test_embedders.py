@@ -40,6 +40,17 @@ def test_rows_are_unit_float32_and_batching_does_not_change_them(default: Model2
     assert np.allclose(whole, small, atol=1e-6)
 
 
+def test_word_by_word_tokens_give_the_same_vectors_as_the_whole_text(default: Model2VecEmbedder) -> None:
+    texts = ["Whom does Bokol  Nenkopain admire?", " leading and trailing ", "", "tab\there\nnew line", "café naïve",
+             "中文字符 mixed", "a\u0301 b\u0301c", "x" * 300, "emoji 😀 ok", "\x1cctrl\x00chars", "word " * 700,
+             "Marie Curie discovered polonium", "Marie Curie discovered polonium"]
+    cached = default.embed(texts)
+    plain = Model2VecEmbedder()
+    del plain._model.tokenize  # the model's own tokenizer pass over each whole text
+    assert np.array_equal(cached, plain.embed(texts))  # bit for bit, truncation at 512 tokens included
+    assert np.array_equal(default.embed(texts[::-1]), cached[::-1])  # remembered words change nothing
+
+
 def test_empty_input(default: Model2VecEmbedder) -> None:
     assert default.embed([]).shape == (0, 256)
 

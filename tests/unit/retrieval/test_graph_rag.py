@@ -13,7 +13,7 @@ from provgraph.extract.nlp import split_sentences
 from provgraph.models.base import ChatModel
 from provgraph.rdf import ids
 from provgraph.rdf.terms import Iri, Literal, Quad, TripleTerm
-from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PROV, TG
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PROV, RDFS, TG
 from provgraph.retrieval.edge_select import edge_id
 from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
 from provgraph.retrieval.synthesis import EMPTY_ANSWER, NOTHING_RELEVANT
@@ -250,6 +250,25 @@ def test_no_llm_mode_selects_by_similarity_and_answers_with_cited_sentences(worl
         assert found and set(found) <= markers
     assert "Marie Curie discovered polonium in July 1898 [1]." in done.answer
     assert done.usage.llm_calls == 0 and done.warnings == ()
+
+
+def test_a_relabelled_entity_is_shown_by_its_new_label_at_once(world: World) -> None:
+    llm = scripted(jsonl(DISCOVERED))
+    rag = GraphRag(world.store, world.librarian, world.embedder, world.index, llm, clock=lambda: WHEN)
+
+    def prompt(sid: str) -> str:
+        async def collect() -> list[Event]:
+            return [ev async for ev in rag.ask(Q, session_id=sid)]
+
+        asyncio.run(collect())
+        return [c for c in llm.calls if c.kind == "complete"][-1].messages[-1].content
+
+    assert "Marie Curie | discovered | polonium" in prompt("a")
+    curie = next(q.s for q in world.store.match(p=RDFS.label, o=Literal("Marie Curie"), g=None))
+    world.store.apply(remove=[Quad(curie, RDFS.label, Literal("Marie Curie"))],
+                      add=[Quad(curie, RDFS.label, Literal("Maria Sklodowska"))])
+    shown = prompt("b")
+    assert "Maria Sklodowska | discovered | polonium" in shown and "Marie Curie |" not in shown
 
 
 def test_grounding_without_an_llm_is_skipped_with_a_warning(world: World) -> None:

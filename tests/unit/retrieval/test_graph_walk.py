@@ -40,6 +40,16 @@ def test_stops_at_max_subgraph_size_and_triple_limit_per_term_and_direction() ->
     assert len(walk(store, [n(0)], WalkLimits(2, 30, 25))) == 25
 
 
+def test_first_edges_lead_and_the_walk_fills_the_rest_of_the_budget() -> None:
+    store = chain(6)  # n0 → n1 → … → n6
+    e = [TripleTerm(n(i), P, n(i + 1)) for i in range(6)]
+    given = [TripleTerm(n(9), P, n(8)), e[3], TripleTerm(n(9), P, n(8))]
+    # the same as the given edges, then the whole walk's edges not among them, cut at the budget
+    assert walk(store, [n(3)], WalkLimits(2, 30, 4), first=given) == [given[0], e[3], e[2], e[4]]
+    assert walk(store, [n(3)], WalkLimits(2, 30, 150), first=given) == [given[0], e[3], e[2], e[4], e[1]]
+    assert walk(store, [n(3)], WalkLimits(2, 30, 1), first=given) == [given[0]]
+
+
 def test_schema_edges_are_skipped_and_do_not_use_the_budget() -> None:
     store = OxigraphStore()
     store.add([Quad(n(0), RDFS.label, Literal(f"name {i}")) for i in range(5)]

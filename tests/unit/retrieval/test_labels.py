@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from provgraph.rdf.terms import BlankNode, Iri, Literal, Quad, TripleTerm
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDFS, SKOS
-from provgraph.retrieval.labels import LabelCache, fallback_label
+from provgraph.retrieval.labels import LabelCache, all_labels, fallback_label
 from provgraph.store.oxigraph import OxigraphStore
 
 
@@ -32,6 +32,24 @@ def test_many_terms_are_labelled_with_one_query_and_cached() -> None:
     assert cache.label(Literal("July 1898")) == "July 1898"
     cache.resolve(terms)
     assert len(queries) == 1 and cache.queries == 1
+
+
+def test_every_label_read_at_once_then_no_query() -> None:
+    store = OxigraphStore()
+    store.add([Quad(Iri("urn:e:mc"), RDFS.label, Literal("Marie Skłodowska Curie")),
+               Quad(Iri("urn:e:mc"), RDFS.label, Literal("Marie Curie")),
+               Quad(Iri("urn:e:po"), RDFS.label, Literal("polonium")),
+               Quad(Iri("urn:e:blank"), RDFS.label, Literal("  ")),
+               Quad(Iri("urn:e:src"), RDFS.label, Literal("Doc title"), GRAPH_SOURCE)])
+    every = all_labels(store, 10)
+    assert every == {Iri("urn:e:mc"): "Marie Curie", Iri("urn:e:po"): "polonium"}
+    assert all_labels(store, 1) is None  # past the limit: labels are looked up as needed instead
+    queries = counting(store)
+    cache = LabelCache(store, every, complete=True)
+    edge = TripleTerm(Iri("urn:e:mc"), Iri("urn:e:rel/discovered"), Iri("urn:e:po"))
+    assert cache.label(edge) == "(Marie Curie discovered polonium)"
+    assert [cache.label(Iri(f"urn:e:{x}")) for x in ("blank", "src")] == ["blank", "src"]
+    assert queries == [] and cache.queries == 0
 
 
 def test_labels_come_from_the_default_graph_only() -> None:
