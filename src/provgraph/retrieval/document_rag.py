@@ -41,6 +41,7 @@ from provgraph.rdf.ids import (
 from provgraph.rdf.terms import Iri
 from provgraph.retrieval.markers import doc_rag_citations
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
+from provgraph.retrieval.background import beside, joined
 from provgraph.retrieval.hybrid import Finding, HybridRetriever
 from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces
 from provgraph.retrieval.sources import chunk_sources
@@ -222,16 +223,22 @@ class DocumentRag:
                 warnings.append("the answer cites no passage")
             cited = [passages[n - 1] for n in numbers]
         document = docrag_answer_iri(sid)
-        if self.trace.enabled:
-            self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
-        a = docrag_synthesis_iri(sid)
-        yield self.trace.step("synthesis", a, synthesis_quads(
-            a, question=q, derived_from=x, document=document, content=answer, llm=call,
-            cited=[p.chunk for p in cited],
-            reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
-        ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages])))
-        yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages),
-                    usage=tally.total(), warnings=tuple(warnings))
+        # the answer record commits (and waits on its fsync) while the synthesis step and the sources are built;
+        # the step is written only once the record it names is durable
+        record = beside(self.librarian.add, [NewRecord(id=document.value, kind="answer", content=answer,
+                                                       title=question)]) if self.trace.enabled else None
+        try:
+            a = docrag_synthesis_iri(sid)
+            quads = synthesis_quads(
+                a, question=q, derived_from=x, document=document, content=answer, llm=call,
+                cited=[p.chunk for p in cited],
+                reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
+            ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages]))
+            sources = self._sources(cited or passages)
+        finally:
+            joined(record)
+        yield self.trace.step("synthesis", a, quads)
+        yield Final(session_id=sid, answer=answer, sources=sources, usage=tally.total(), warnings=tuple(warnings))
 
     def _retrieve(self, question: str, query_vector: np.ndarray) -> list[Passage]:
         """The top chunks whose text the librarian has, ranked 1..n (hybrid when a retriever is set)."""
@@ -243,9 +250,14 @@ class DocumentRag:
                 ranked = self.retriever.chunks_for_parts(parts, self.embedder.embed(parts), self.doc_limit)
             else:
                 ranked = self.retriever.chunks(question, query_vector, self.doc_limit)
-            texts = self.librarian.texts([r.id for r in ranked], missing_ok=True)
-            kept = [r for r in ranked if r.id in texts]
-            return [Passage(rank, Iri(r.id), texts[r.id], r.score, r.found) for rank, r in enumerate(kept, start=1)]
+            unread = [r.id for r in ranked if r.text is None]
+            texts = self.librarian.texts(unread, missing_ok=True) if unread else {}
+            passages: list[Passage] = []
+            for r in ranked:
+                text = r.text if r.text is not None else texts.get(r.id)
+                if text is not None:
+                    passages.append(Passage(len(passages) + 1, Iri(r.id), text, r.score, r.found))
+            return passages
         hits = self.chunk_index.search(query_vector, self.doc_limit)
         ids = [h.payload.get("chunk", h.id) for h in hits]
         texts = self.librarian.texts(ids, missing_ok=True)

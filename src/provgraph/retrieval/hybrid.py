@@ -18,12 +18,13 @@ every chunk id nor every label.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from provgraph.librarian.base import Librarian
 from provgraph.librarian.lexical import LexicalIndex, query_terms
+from provgraph.retrieval.background import beside
 from provgraph.retrieval.boilerplate import is_boilerplate
 from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
 from provgraph.store.oxigraph import OxigraphStore
@@ -50,13 +51,17 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
-    """A fused result: id, fused score, and every retriever's finding (for the trace)."""
+    """A fused result: id, fused score, and every retriever's finding (for the trace).
+
+    ``text`` is the chunk's text when the retriever read it (chunks only), so callers need not read it again.
+    """
 
     id: str
     score: float
     found: tuple[Finding, ...]
     demoted: bool = False
     exact: bool = False
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def by(self, retriever: str) -> Finding | None:
         """This result's finding by ``retriever``, if that retriever found it."""
@@ -103,6 +108,7 @@ class HybridRetriever:
         self.chunk_index = chunk_index
         self.entity_index = entity_index
         self._hashes: dict[str, str] = {}
+        self._boilerplate: dict[str, bool] = {}  # content hash -> is_boilerplate(its text): a hash's text never changes
         self._labels: dict[str, list[str]] = {}
         self._synced: dict[str, int] = {}  # kind -> the source's generation the lexical index last caught up with
 
@@ -111,6 +117,8 @@ class HybridRetriever:
         generation = self.librarian.content_generation  # answers written by questions are not indexed
         if self._synced.get("chunk") != generation:
             self._hashes = sync_chunks(self.lexical, self.librarian)
+            current = set(self._hashes.values())
+            self._boilerplate = {h: b for h, b in self._boilerplate.items() if h in current}
             self._synced["chunk"] = generation
 
     def _sync_entities(self) -> None:
@@ -126,10 +134,10 @@ class HybridRetriever:
             return []
         self._sync_chunks()
         pool = max(_POOL, 4 * k)
-        lists: dict[str, list[tuple[str, float]]] = {
-            LEXICAL: [(h.id, h.score) for h in self.lexical.search("chunk", question, pool)]}
-        if vector is not None and self.chunk_index is not None:
-            hits = self.chunk_index.search(vector, pool)
+        keyword = beside(self.lexical.search, "chunk", question, pool)  # beside the vector search: both release the GIL
+        hits = self.chunk_index.search(vector, pool) if vector is not None and self.chunk_index is not None else None
+        lists = {LEXICAL: [(h.id, h.score) for h in keyword.result()]}
+        if hits is not None:
             lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
         fused = [r for r in fuse(lists) if r.id in self._hashes]
         seen: set[str] = set()
@@ -143,13 +151,17 @@ class HybridRetriever:
             texts = self.librarian.texts([r.id for r in batch], missing_ok=True)
             for r in batch:
                 digest = self._hashes[r.id]
-                if digest in seen or r.id not in texts:
+                text = texts.get(r.id)
+                if digest in seen or text is None:
                     continue
                 seen.add(digest)
-                if is_boilerplate(texts[r.id]):
-                    demoted.append(Ranked(r.id, r.score, r.found, demoted=True))
+                flag = self._boilerplate.get(digest)
+                if flag is None:
+                    flag = self._boilerplate[digest] = is_boilerplate(text)
+                if flag:
+                    demoted.append(Ranked(r.id, r.score, r.found, demoted=True, text=text))
                 else:
-                    content.append(r)
+                    content.append(Ranked(r.id, r.score, r.found, text=text))
         return (content + demoted)[:k]
 
     def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:
