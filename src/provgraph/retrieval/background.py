@@ -1,19 +1,20 @@
 """Blocking I/O that runs beside a question's own work: a commit waiting on its fsync, a keyword search.
 
-SQLite and the quad store release the GIL while they wait or search, so a call handed to
-:func:`beside` overlaps the Python work the caller does meanwhile; the caller joins it with
-:func:`joined` before anything that depends on it (a trace step is written only after the answer
-record it names is durable). One small pool of threads serves every engine of the process.
+SQLite and the quad store release the GIL while they wait or search, so a call started with
+:func:`running` overlaps the Python work of the ``with`` block; the block ends only once the call
+has finished (its result, or its exception, is then in the future), so nothing is left running
+past its caller. One small pool of threads serves every engine of the process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from threading import Lock
 from typing import TypeVar
 
-__all__ = ["beside", "joined"]
+__all__ = ["running"]
 
 T = TypeVar("T")
 _WORKERS = 2
@@ -21,8 +22,7 @@ _pool: ThreadPoolExecutor | None = None
 _lock = Lock()
 
 
-def beside(fn: Callable[..., T], *args: object) -> Future[T]:
-    """Start ``fn(*args)`` on a worker thread; returns its future."""
+def _submit(fn: Callable[..., T], *args: object) -> Future[T]:
     global _pool
     if _pool is None:
         with _lock:
@@ -31,6 +31,11 @@ def beside(fn: Callable[..., T], *args: object) -> Future[T]:
     return _pool.submit(fn, *args)
 
 
-def joined(future: Future[T] | None) -> T | None:
-    """Wait for ``future`` (None: nothing was started); its exception is raised here."""
-    return None if future is None else future.result()
+@contextmanager
+def running(fn: Callable[..., T], *args: object) -> Iterator[Future[T]]:
+    """``fn(*args)`` on a worker thread during the block; the block's end waits for it."""
+    future = _submit(fn, *args)
+    try:
+        yield future
+    finally:
+        wait([future])

@@ -15,7 +15,7 @@ Any failure ends the stream with one
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -41,7 +41,7 @@ from provgraph.rdf.ids import (
 from provgraph.rdf.terms import Iri
 from provgraph.retrieval.markers import doc_rag_citations
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
-from provgraph.retrieval.background import beside, joined
+from provgraph.retrieval.background import running
 from provgraph.retrieval.hybrid import Finding, HybridRetriever
 from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces
 from provgraph.retrieval.sources import chunk_sources
@@ -181,64 +181,66 @@ class DocumentRag:
         x = docrag_exploration_iri(sid)
         choices = [ChunkChoice(chunk_selection_iri(x, p.rank), p.chunk, p.rank, p.score, p.retriever)
                    for p in passages]
-        yield self.trace.step("exploration", x, docrag_exploration_quads(
-            x, question=q, chunks=[p.chunk for p in passages], embedding_model=self.embedder.name,
-        ) + chunk_selection_quads(x, choices))
-        tally = UsageTally()
-        warnings: list[str] = []
-        call: LlmCall | None = None
-        fallback: str | None = None
-        answer, cited = "", list[Passage]()
-        if not passages:
-            answer, cited = NO_PASSAGES, []
-            warnings.append("no chunk matched the question")
-            yield AnswerPiece(text=answer, end_of_stream=True)
-        elif self.llm is not None and deadline.remaining() <= 0:
-            fallback = "the question deadline passed before synthesis"
-        elif self.llm is not None:
-            stream = self.llm.stream(_prompt(question, passages))
-            outcome = Outcome()
-            async for piece in answer_pieces(stream, deadline, outcome):
-                yield AnswerPiece(text=piece)
-            fallback = outcome.fallback
-            warnings += outcome.warnings
-            assert stream.usage is not None
-            call = tally.add(stream.usage)
-            answer = stream.text.strip()
-        if fallback is not None or (passages and self.llm is None):
-            if fallback is not None:
-                warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
-            answer, cited = self._extract(question, query_vector, passages)
-            yield AnswerPiece(text=answer, end_of_stream=True)
-        elif passages:
-            if not answer:
-                answer = EMPTY_ANSWER
-                warnings.append("synthesis: the model returned an empty answer")
-                yield AnswerPiece(text=answer)
-            yield AnswerPiece(text="", end_of_stream=True)
-            numbers, invented = cited_markers(answer, len(passages))
-            if invented:
-                warnings.append("ignored citation(s) of unknown passage(s): " + ", ".join(f"[{n}]" for n in invented))
-            if not numbers:
-                warnings.append("the answer cites no passage")
-            cited = [passages[n - 1] for n in numbers]
-        document = docrag_answer_iri(sid)
-        # the answer record commits (and waits on its fsync) while the synthesis step and the sources are built;
-        # the step is written only once the record it names is durable
-        record = beside(self.librarian.add, [NewRecord(id=document.value, kind="answer", content=answer,
-                                                       title=question)]) if self.trace.enabled else None
-        try:
+        # the passages' sources are read while the steps are written and the answer is made
+        with running(chunk_sources, self.store, [p.chunk for p in passages]) as reading:
+            yield self.trace.step("exploration", x, docrag_exploration_quads(
+                x, question=q, chunks=[p.chunk for p in passages], embedding_model=self.embedder.name,
+            ) + chunk_selection_quads(x, choices))
+            tally = UsageTally()
+            warnings: list[str] = []
+            call: LlmCall | None = None
+            fallback: str | None = None
+            answer, cited = "", list[Passage]()
+            if not passages:
+                answer, cited = NO_PASSAGES, []
+                warnings.append("no chunk matched the question")
+                yield AnswerPiece(text=answer, end_of_stream=True)
+            elif self.llm is not None and deadline.remaining() <= 0:
+                fallback = "the question deadline passed before synthesis"
+            elif self.llm is not None:
+                stream = self.llm.stream(_prompt(question, passages))
+                outcome = Outcome()
+                async for piece in answer_pieces(stream, deadline, outcome):
+                    yield AnswerPiece(text=piece)
+                fallback = outcome.fallback
+                warnings += outcome.warnings
+                assert stream.usage is not None
+                call = tally.add(stream.usage)
+                answer = stream.text.strip()
+            if fallback is not None or (passages and self.llm is None):
+                if fallback is not None:
+                    warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
+                answer, cited = self._extract(question, query_vector, passages)
+                yield AnswerPiece(text=answer, end_of_stream=True)
+            elif passages:
+                if not answer:
+                    answer = EMPTY_ANSWER
+                    warnings.append("synthesis: the model returned an empty answer")
+                    yield AnswerPiece(text=answer)
+                yield AnswerPiece(text="", end_of_stream=True)
+                numbers, invented = cited_markers(answer, len(passages))
+                if invented:
+                    warnings.append("ignored citation(s) of unknown passage(s): "
+                                    + ", ".join(f"[{n}]" for n in invented))
+                if not numbers:
+                    warnings.append("the answer cites no passage")
+                cited = [passages[n - 1] for n in numbers]
+            document = docrag_answer_iri(sid)
             a = docrag_synthesis_iri(sid)
-            quads = synthesis_quads(
-                a, question=q, derived_from=x, document=document, content=answer, llm=call,
-                cited=[p.chunk for p in cited],
-                reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
-            ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages]))
-            sources = self._sources(cited or passages)
-        finally:
-            joined(record)
-        yield self.trace.step("synthesis", a, quads)
-        yield Final(session_id=sid, answer=answer, sources=sources, usage=tally.total(), warnings=tuple(warnings))
+            # the answer record commits (and waits on its fsync) while the synthesis step is built; the step
+            # is written only once the record it names is durable
+            record = NewRecord(id=document.value, kind="answer", content=answer, title=question)
+            with running(self.librarian.add, [record] if self.trace.enabled else []) as recorded:
+                quads = synthesis_quads(
+                    a, question=q, derived_from=x, document=document, content=answer, llm=call,
+                    cited=[p.chunk for p in cited],
+                    reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
+                ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages]))
+            recorded.result()
+            yield self.trace.step("synthesis", a, quads)
+            found = reading.result()
+        yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages, found),
+                    usage=tally.total(), warnings=tuple(warnings))
 
     def _retrieve(self, question: str, query_vector: np.ndarray) -> list[Passage]:
         """The top chunks whose text the librarian has, ranked 1..n (hybrid when a retriever is set)."""
@@ -275,9 +277,9 @@ class DocumentRag:
         answer = " ".join(with_marker(pick.text, by_chunk[pick.chunk].marker) for pick in picks)
         return answer, list({pick.chunk: by_chunk[pick.chunk] for pick in picks}.values())
 
-    def _sources(self, passages: Sequence[Passage]) -> tuple[Source, ...]:
-        """Each passage traced to page/section and document, with its marker (one store query)."""
-        found = chunk_sources(self.store, [p.chunk for p in passages])
+    @staticmethod
+    def _sources(passages: Sequence[Passage], found: Mapping[Iri, Source]) -> tuple[Source, ...]:
+        """Each passage traced to page/section and document (``found`` by chunk), with its marker."""
         out = []
         for p in passages:
             source = found.get(p.chunk)

@@ -24,7 +24,7 @@ import numpy as np
 
 from provgraph.librarian.base import Librarian
 from provgraph.librarian.lexical import LexicalIndex, query_terms
-from provgraph.retrieval.background import beside
+from provgraph.retrieval.background import running
 from provgraph.retrieval.boilerplate import is_boilerplate
 from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
 from provgraph.store.oxigraph import OxigraphStore
@@ -134,8 +134,8 @@ class HybridRetriever:
             return []
         self._sync_chunks()
         pool = max(_POOL, 4 * k)
-        keyword = beside(self.lexical.search, "chunk", question, pool)  # beside the vector search: both release the GIL
-        hits = self.chunk_index.search(vector, pool) if vector is not None and self.chunk_index is not None else None
+        with running(self.lexical.search, "chunk", question, pool) as keyword:  # beside the vector search
+            hits = self.chunk_index.search(vector, pool) if vector is not None and self.chunk_index is not None else None
         lists = {LEXICAL: [(h.id, h.score) for h in keyword.result()]}
         if hits is not None:
             lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
