@@ -79,18 +79,33 @@ def fuse(lists: Mapping[str, Sequence[tuple[str, float]]], *, k: int = RRF_K,
     >>> [r.id for r in fuse({"lexical": [("a", 3.0), ("b", 1.0)], "dense": [("b", 0.9)]})]
     ['b', 'a']
     """
+    order, scores, found = _fusion(lists, k, WEIGHTS if weights is None else weights)
+    return [_ranked(i, scores[i], found[i]) for i in order]
+
+
+_Found = list[tuple[str, int, float]]
+
+
+def _fusion(lists: Mapping[str, Sequence[tuple[str, float]]], k: int,
+            weights: Mapping[str, float]) -> tuple[list[str], dict[str, float], dict[str, _Found]]:
+    """The fused order, each id's score and its ``(retriever, rank, score)`` findings (no objects built yet)."""
     scores: dict[str, float] = {}
-    found: dict[str, list[Finding]] = {}
-    weights = WEIGHTS if weights is None else weights
+    found: dict[str, _Found] = {}
     for name, ranked in lists.items():
         weight = weights.get(name, 1.0)
+        seen: set[str] = set()
         for rank, (ident, score) in enumerate(ranked, start=1):
-            if any(f.retriever == name for f in found.get(ident, ())):
+            if ident in seen:  # a retriever counts once per id
                 continue
+            seen.add(ident)
             scores[ident] = scores.get(ident, 0.0) + weight / (k + rank)
-            found.setdefault(ident, []).append(Finding(name, rank, float(score)))
-    order = sorted(scores, key=lambda i: (-scores[i], i))
-    return [Ranked(i, scores[i], tuple(found[i])) for i in order]
+            found.setdefault(ident, []).append((name, rank, score))
+    return sorted(scores, key=lambda i: (-scores[i], i)), scores, found
+
+
+def _ranked(ident: str, score: float, found: _Found, *, demoted: bool = False, text: str | None = None) -> Ranked:
+    return Ranked(ident, score, tuple(Finding(name, rank, float(s)) for name, rank, s in found), demoted=demoted,
+                  text=text)
 
 
 def _ngrams(words: Sequence[str]) -> set[str]:
@@ -139,7 +154,8 @@ class HybridRetriever:
         lists = {LEXICAL: [(h.id, h.score) for h in keyword.result()]}
         if hits is not None:
             lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
-        fused = [r for r in fuse(lists) if r.id in self._hashes]
+        order, scores, found = _fusion(lists, RRF_K, WEIGHTS)
+        fused = [i for i in order if i in self._hashes]
         seen: set[str] = set()
         content: list[Ranked] = []
         demoted: list[Ranked] = []
@@ -148,20 +164,18 @@ class HybridRetriever:
             if len(content) >= k:
                 break
             batch = fused[start : start + 2 * k]
-            texts = self.librarian.texts([r.id for r in batch], missing_ok=True)
-            for r in batch:
-                digest = self._hashes[r.id]
-                text = texts.get(r.id)
+            texts = self.librarian.texts(batch, missing_ok=True)
+            for ident in batch:
+                digest = self._hashes[ident]
+                text = texts.get(ident)
                 if digest in seen or text is None:
                     continue
                 seen.add(digest)
                 flag = self._boilerplate.get(digest)
                 if flag is None:
                     flag = self._boilerplate[digest] = is_boilerplate(text)
-                if flag:
-                    demoted.append(Ranked(r.id, r.score, r.found, demoted=True, text=text))
-                else:
-                    content.append(Ranked(r.id, r.score, r.found, text=text))
+                (demoted if flag else content).append(
+                    _ranked(ident, scores[ident], found[ident], demoted=flag, text=text))
         return (content + demoted)[:k]
 
     def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:
