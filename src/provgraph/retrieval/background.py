@@ -9,7 +9,7 @@ past its caller. One small pool of threads serves every engine of the process.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from threading import Lock
 from typing import TypeVar
@@ -38,4 +38,4 @@ def running(fn: Callable[..., T], *args: object) -> Iterator[Future[T]]:
     try:
         yield future
     finally:
-        wait([future])
+        future.exception()  # waits; the outcome stays in the future for the caller to read
