@@ -1,4 +1,4 @@
-"""Calls run beside a question's work: the block waits for them, and their outcome stays in the future."""
+"""Calls run beside a question's work: the block waits for them, and their outcome is read after it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from provgraph.retrieval.background import running
+from provgraph.retrieval.background import Beside, running
 
 
 def test_the_block_ends_only_after_the_call_has_finished() -> None:
@@ -18,22 +18,21 @@ def test_the_block_ends_only_after_the_call_has_finished() -> None:
         order.append("call")
         return "done"
 
-    with running(call) as future:
+    with running(call) as beside:
         order.append("block")
-        assert not future.done()  # the call waits for the block, so it cannot have finished yet
         release.set()
     assert order == ["block", "call"]
-    assert future.result() == "done"
+    assert beside.result() == "done"
 
 
 def test_a_failed_call_raises_where_its_result_is_read() -> None:
     def call() -> None:
         raise ValueError("no such chunk")
 
-    with running(call) as future:
+    with running(call) as beside:
         pass
     with pytest.raises(ValueError, match="no such chunk"):
-        future.result()
+        beside.result()
 
 
 def test_a_failing_block_still_waits_for_the_call() -> None:
@@ -42,3 +41,15 @@ def test_a_failing_block_still_waits_for_the_call() -> None:
     with pytest.raises(RuntimeError, match="the block failed"), running(finished.set):
         raise RuntimeError("the block failed")
     assert finished.is_set()
+
+
+def test_a_call_no_worker_has_started_is_made_by_the_caller() -> None:
+    """With every worker busy, the call is taken back and made on the caller's thread, not waited for."""
+    hold = threading.Event()
+    busy = [Beside(hold.wait, 30) for _ in range(2)]  # both workers wait: the next call stays queued
+    try:
+        assert Beside(threading.get_ident).result() == threading.get_ident()
+    finally:
+        hold.set()
+        for b in busy:
+            b.settle()
