@@ -34,10 +34,14 @@ class Deadline:
 
 
 async def until(stream: StreamResult, deadline: Deadline) -> AsyncIterator[str]:
-    """The stream's pieces while the deadline lasts; TimeoutError after it."""
+    """The stream's pieces while the deadline lasts; TimeoutError after it.
+
+    Each wait is cut by a timer on the current task (no task per piece, as ``wait_for`` would make).
+    """
     while True:
         try:
-            piece = await asyncio.wait_for(stream.__anext__(), max(deadline.remaining(), 0.001))
+            async with asyncio.timeout(max(deadline.remaining(), 0.001)):
+                piece = await stream.__anext__()
         except StopAsyncIteration:
             return
         yield piece

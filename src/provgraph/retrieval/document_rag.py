@@ -15,7 +15,7 @@ Any failure ends the stream with one
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -41,6 +41,7 @@ from provgraph.rdf.ids import (
 from provgraph.rdf.terms import Iri
 from provgraph.retrieval.markers import doc_rag_citations
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
+from provgraph.retrieval.background import running
 from provgraph.retrieval.hybrid import Finding, HybridRetriever
 from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces
 from provgraph.retrieval.sources import chunk_sources
@@ -180,57 +181,65 @@ class DocumentRag:
         x = docrag_exploration_iri(sid)
         choices = [ChunkChoice(chunk_selection_iri(x, p.rank), p.chunk, p.rank, p.score, p.retriever)
                    for p in passages]
-        yield self.trace.step("exploration", x, docrag_exploration_quads(
-            x, question=q, chunks=[p.chunk for p in passages], embedding_model=self.embedder.name,
-        ) + chunk_selection_quads(x, choices))
-        tally = UsageTally()
-        warnings: list[str] = []
-        call: LlmCall | None = None
-        fallback: str | None = None
-        answer, cited = "", list[Passage]()
-        if not passages:
-            answer, cited = NO_PASSAGES, []
-            warnings.append("no chunk matched the question")
-            yield AnswerPiece(text=answer, end_of_stream=True)
-        elif self.llm is not None and deadline.remaining() <= 0:
-            fallback = "the question deadline passed before synthesis"
-        elif self.llm is not None:
-            stream = self.llm.stream(_prompt(question, passages))
-            outcome = Outcome()
-            async for piece in answer_pieces(stream, deadline, outcome):
-                yield AnswerPiece(text=piece)
-            fallback = outcome.fallback
-            warnings += outcome.warnings
-            assert stream.usage is not None
-            call = tally.add(stream.usage)
-            answer = stream.text.strip()
-        if fallback is not None or (passages and self.llm is None):
-            if fallback is not None:
-                warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
-            answer, cited = self._extract(question, query_vector, passages)
-            yield AnswerPiece(text=answer, end_of_stream=True)
-        elif passages:
-            if not answer:
-                answer = EMPTY_ANSWER
-                warnings.append("synthesis: the model returned an empty answer")
-                yield AnswerPiece(text=answer)
-            yield AnswerPiece(text="", end_of_stream=True)
-            numbers, invented = cited_markers(answer, len(passages))
-            if invented:
-                warnings.append("ignored citation(s) of unknown passage(s): " + ", ".join(f"[{n}]" for n in invented))
-            if not numbers:
-                warnings.append("the answer cites no passage")
-            cited = [passages[n - 1] for n in numbers]
-        document = docrag_answer_iri(sid)
-        if self.trace.enabled:
-            self.librarian.add([NewRecord(id=document.value, kind="answer", content=answer, title=question)])
-        a = docrag_synthesis_iri(sid)
-        yield self.trace.step("synthesis", a, synthesis_quads(
-            a, question=q, derived_from=x, document=document, content=answer, llm=call,
-            cited=[p.chunk for p in cited],
-            reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
-        ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages])))
-        yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages),
+        # the passages' sources are read while the steps are written and the answer is made
+        with running(chunk_sources, self.store, [p.chunk for p in passages]) as reading:
+            yield self.trace.step("exploration", x, docrag_exploration_quads(
+                x, question=q, chunks=[p.chunk for p in passages], embedding_model=self.embedder.name,
+            ) + chunk_selection_quads(x, choices))
+            tally = UsageTally()
+            warnings: list[str] = []
+            call: LlmCall | None = None
+            fallback: str | None = None
+            answer, cited = "", list[Passage]()
+            if not passages:
+                answer, cited = NO_PASSAGES, []
+                warnings.append("no chunk matched the question")
+                yield AnswerPiece(text=answer, end_of_stream=True)
+            elif self.llm is not None and deadline.remaining() <= 0:
+                fallback = "the question deadline passed before synthesis"
+            elif self.llm is not None:
+                stream = self.llm.stream(_prompt(question, passages))
+                outcome = Outcome()
+                async for piece in answer_pieces(stream, deadline, outcome):
+                    yield AnswerPiece(text=piece)
+                fallback = outcome.fallback
+                warnings += outcome.warnings
+                assert stream.usage is not None
+                call = tally.add(stream.usage)
+                answer = stream.text.strip()
+            if fallback is not None or (passages and self.llm is None):
+                if fallback is not None:
+                    warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
+                answer, cited = self._extract(question, query_vector, passages)
+                yield AnswerPiece(text=answer, end_of_stream=True)
+            elif passages:
+                if not answer:
+                    answer = EMPTY_ANSWER
+                    warnings.append("synthesis: the model returned an empty answer")
+                    yield AnswerPiece(text=answer)
+                yield AnswerPiece(text="", end_of_stream=True)
+                numbers, invented = cited_markers(answer, len(passages))
+                if invented:
+                    warnings.append("ignored citation(s) of unknown passage(s): "
+                                    + ", ".join(f"[{n}]" for n in invented))
+                if not numbers:
+                    warnings.append("the answer cites no passage")
+                cited = [passages[n - 1] for n in numbers]
+            document = docrag_answer_iri(sid)
+            a = docrag_synthesis_iri(sid)
+            # the answer record commits (and waits on its fsync) while the synthesis step is built; the step
+            # is written only once the record it names is durable
+            record = NewRecord(id=document.value, kind="answer", content=answer, title=question)
+            with running(self.librarian.add, [record] if self.trace.enabled else []) as recorded:
+                quads = synthesis_quads(
+                    a, question=q, derived_from=x, document=document, content=answer, llm=call,
+                    cited=[p.chunk for p in cited],
+                    reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
+                ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages]))
+            recorded.result()
+            yield self.trace.step("synthesis", a, quads)
+            found = reading.result()
+        yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages, found),
                     usage=tally.total(), warnings=tuple(warnings))
 
     def _retrieve(self, question: str, query_vector: np.ndarray) -> list[Passage]:
@@ -243,9 +252,14 @@ class DocumentRag:
                 ranked = self.retriever.chunks_for_parts(parts, self.embedder.embed(parts), self.doc_limit)
             else:
                 ranked = self.retriever.chunks(question, query_vector, self.doc_limit)
-            texts = self.librarian.texts([r.id for r in ranked], missing_ok=True)
-            kept = [r for r in ranked if r.id in texts]
-            return [Passage(rank, Iri(r.id), texts[r.id], r.score, r.found) for rank, r in enumerate(kept, start=1)]
+            unread = [r.id for r in ranked if r.text is None]
+            texts = self.librarian.texts(unread, missing_ok=True) if unread else {}
+            passages: list[Passage] = []
+            for r in ranked:
+                text = r.text if r.text is not None else texts.get(r.id)
+                if text is not None:
+                    passages.append(Passage(len(passages) + 1, Iri(r.id), text, r.score, r.found))
+            return passages
         hits = self.chunk_index.search(query_vector, self.doc_limit)
         ids = [h.payload.get("chunk", h.id) for h in hits]
         texts = self.librarian.texts(ids, missing_ok=True)
@@ -263,9 +277,9 @@ class DocumentRag:
         answer = " ".join(with_marker(pick.text, by_chunk[pick.chunk].marker) for pick in picks)
         return answer, list({pick.chunk: by_chunk[pick.chunk] for pick in picks}.values())
 
-    def _sources(self, passages: Sequence[Passage]) -> tuple[Source, ...]:
-        """Each passage traced to page/section and document, with its marker (one store query)."""
-        found = chunk_sources(self.store, [p.chunk for p in passages])
+    @staticmethod
+    def _sources(passages: Sequence[Passage], found: Mapping[Iri, Source]) -> tuple[Source, ...]:
+        """Each passage traced to page/section and document (``found`` by chunk), with its marker."""
         out = []
         for p in passages:
             source = found.get(p.chunk)

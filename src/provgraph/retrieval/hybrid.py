@@ -18,12 +18,13 @@ every chunk id nor every label.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from provgraph.librarian.base import Librarian
 from provgraph.librarian.lexical import LexicalIndex, query_terms
+from provgraph.retrieval.background import running
 from provgraph.retrieval.boilerplate import is_boilerplate
 from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
 from provgraph.store.oxigraph import OxigraphStore
@@ -50,13 +51,17 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
-    """A fused result: id, fused score, and every retriever's finding (for the trace)."""
+    """A fused result: id, fused score, and every retriever's finding (for the trace).
+
+    ``text`` is the chunk's text when the retriever read it (chunks only), so callers need not read it again.
+    """
 
     id: str
     score: float
     found: tuple[Finding, ...]
     demoted: bool = False
     exact: bool = False
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def by(self, retriever: str) -> Finding | None:
         """This result's finding by ``retriever``, if that retriever found it."""
@@ -74,18 +79,33 @@ def fuse(lists: Mapping[str, Sequence[tuple[str, float]]], *, k: int = RRF_K,
     >>> [r.id for r in fuse({"lexical": [("a", 3.0), ("b", 1.0)], "dense": [("b", 0.9)]})]
     ['b', 'a']
     """
+    order, scores, found = _fusion(lists, k, WEIGHTS if weights is None else weights)
+    return [_ranked(i, scores[i], found[i]) for i in order]
+
+
+_Found = list[tuple[str, int, float]]
+
+
+def _fusion(lists: Mapping[str, Sequence[tuple[str, float]]], k: int,
+            weights: Mapping[str, float]) -> tuple[list[str], dict[str, float], dict[str, _Found]]:
+    """The fused order, each id's score and its ``(retriever, rank, score)`` findings (no objects built yet)."""
     scores: dict[str, float] = {}
-    found: dict[str, list[Finding]] = {}
-    weights = WEIGHTS if weights is None else weights
+    found: dict[str, _Found] = {}
     for name, ranked in lists.items():
         weight = weights.get(name, 1.0)
+        seen: set[str] = set()
         for rank, (ident, score) in enumerate(ranked, start=1):
-            if any(f.retriever == name for f in found.get(ident, ())):
+            if ident in seen:  # a retriever counts once per id
                 continue
+            seen.add(ident)
             scores[ident] = scores.get(ident, 0.0) + weight / (k + rank)
-            found.setdefault(ident, []).append(Finding(name, rank, float(score)))
-    order = sorted(scores, key=lambda i: (-scores[i], i))
-    return [Ranked(i, scores[i], tuple(found[i])) for i in order]
+            found.setdefault(ident, []).append((name, rank, score))
+    return sorted(scores, key=lambda i: (-scores[i], i)), scores, found
+
+
+def _ranked(ident: str, score: float, found: _Found, *, demoted: bool = False, text: str | None = None) -> Ranked:
+    return Ranked(ident, score, tuple(Finding(name, rank, float(s)) for name, rank, s in found), demoted=demoted,
+                  text=text)
 
 
 def _ngrams(words: Sequence[str]) -> set[str]:
@@ -103,6 +123,7 @@ class HybridRetriever:
         self.chunk_index = chunk_index
         self.entity_index = entity_index
         self._hashes: dict[str, str] = {}
+        self._boilerplate: dict[str, bool] = {}  # content hash -> is_boilerplate(its text): a hash's text never changes
         self._labels: dict[str, list[str]] = {}
         self._synced: dict[str, int] = {}  # kind -> the source's generation the lexical index last caught up with
 
@@ -111,6 +132,8 @@ class HybridRetriever:
         generation = self.librarian.content_generation  # answers written by questions are not indexed
         if self._synced.get("chunk") != generation:
             self._hashes = sync_chunks(self.lexical, self.librarian)
+            current = set(self._hashes.values())
+            self._boilerplate = {h: b for h, b in self._boilerplate.items() if h in current}
             self._synced["chunk"] = generation
 
     def _sync_entities(self) -> None:
@@ -126,12 +149,13 @@ class HybridRetriever:
             return []
         self._sync_chunks()
         pool = max(_POOL, 4 * k)
-        lists: dict[str, list[tuple[str, float]]] = {
-            LEXICAL: [(h.id, h.score) for h in self.lexical.search("chunk", question, pool)]}
-        if vector is not None and self.chunk_index is not None:
-            hits = self.chunk_index.search(vector, pool)
+        with running(self.lexical.search, "chunk", question, pool) as keyword:  # beside the vector search
+            hits = self.chunk_index.search(vector, pool) if vector is not None and self.chunk_index is not None else None
+        lists = {LEXICAL: [(h.id, h.score) for h in keyword.result()]}
+        if hits is not None:
             lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
-        fused = [r for r in fuse(lists) if r.id in self._hashes]
+        order, scores, found = _fusion(lists, RRF_K, WEIGHTS)
+        fused = [i for i in order if i in self._hashes]
         seen: set[str] = set()
         content: list[Ranked] = []
         demoted: list[Ranked] = []
@@ -140,16 +164,18 @@ class HybridRetriever:
             if len(content) >= k:
                 break
             batch = fused[start : start + 2 * k]
-            texts = self.librarian.texts([r.id for r in batch], missing_ok=True)
-            for r in batch:
-                digest = self._hashes[r.id]
-                if digest in seen or r.id not in texts:
+            texts = self.librarian.texts(batch, missing_ok=True)
+            for ident in batch:
+                digest = self._hashes[ident]
+                text = texts.get(ident)
+                if digest in seen or text is None:
                     continue
                 seen.add(digest)
-                if is_boilerplate(texts[r.id]):
-                    demoted.append(Ranked(r.id, r.score, r.found, demoted=True))
-                else:
-                    content.append(r)
+                flag = self._boilerplate.get(digest)
+                if flag is None:
+                    flag = self._boilerplate[digest] = is_boilerplate(text)
+                (demoted if flag else content).append(
+                    _ranked(ident, scores[ident], found[ident], demoted=flag, text=text))
         return (content + demoted)[:k]
 
     def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:

@@ -29,7 +29,7 @@ class TraceWriter:
 
     def step(self, step: str, iri: Iri, quads: Sequence[Quad]) -> Explain:
         """Store the step's quads (all in ``urn:graph:retrieval``) and make its event."""
-        assert all(q.g == GRAPH_RETRIEVAL for q in quads), "trace quads belong in urn:graph:retrieval"
+        assert all(q.g is GRAPH_RETRIEVAL or q.g == GRAPH_RETRIEVAL for q in quads), "trace quads belong in urn:graph:retrieval"
         if self.enabled:
             self.store.add(quads)
         return Explain(step=step, explain_id=iri.value, triples=tuple(quads))

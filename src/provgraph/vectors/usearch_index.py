@@ -258,7 +258,7 @@ class UsearchIndex:
     ) -> list[Hit] | None:
         """HNSW search of ``fetch`` candidates; None when a filter leaves fewer than ``k`` of them."""
         records = self._records
-        result = self._ann.search(query, fetch)
+        result = self._ann.search(query, fetch, threads=1)  # one query: no thread pool to start (~0.2 ms less)
         hits: list[Hit] = []
         for key, distance in zip(result.keys, result.distances):
             row = records.row_of_key(int(key))

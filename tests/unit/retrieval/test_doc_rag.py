@@ -12,7 +12,7 @@ import pytest
 
 from provgraph.config import Settings
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final
-from provgraph.errors import ModelUnavailable
+from provgraph.errors import ModelUnavailable, StoreError
 from provgraph.models.base import ChatModel
 from provgraph.rdf.ids import docrag_answer_iri, docrag_exploration_iri, docrag_question_iri, docrag_synthesis_iri
 from provgraph.rdf.terms import Iri
@@ -267,3 +267,31 @@ def test_steps_reach_the_consumer_before_the_model_is_called(rt: Runtime) -> Non
     asyncio.run(consume())
     assert seen_at_call == [["question", "exploration"]]
     assert received == ["question", "exploration", "synthesis"]
+
+
+class FailingAnswers:
+    """The corpus librarian, except that adding a record fails (as on a full disk)."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def add(self, records: object) -> None:
+        raise StoreError("librarian: add failed: database or disk is full")
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+
+def test_the_synthesis_step_is_written_only_after_its_answer_record(rt: Runtime) -> None:
+    """The answer record commits beside the synthesis step's building: when it fails, no synthesis step is written."""
+    rag = DocumentRag(rt.store, FailingAnswers(rt.librarian), rt.embedder, rt.chunk_index, None,  # type: ignore[arg-type]
+                      clock=lambda: T)
+    events = collect(rag.ask(QUESTION, session_id=SID))
+    assert [e.step if isinstance(e, Explain) else type(e).__name__ for e in events] == [
+        "question", "exploration", "AnswerPiece", "ErrorMessage"]
+    error = events[-1]
+    assert isinstance(error, ErrorMessage) and error.type == "StoreError"
+    assert error.message == "librarian: add failed: database or disk is full"
+    assert stored(rt, docrag_synthesis_iri(SID)) == set()
+    assert stored(rt, docrag_exploration_iri(SID)) and stored(rt, docrag_question_iri(SID))
+    assert not rt.librarian.exists(docrag_answer_iri(SID).value)

@@ -1,0 +1,66 @@
+"""Blocking I/O that runs beside a question's own work: a commit waiting on its fsync, a keyword search.
+
+SQLite and the quad store release the GIL while they wait or search, so a call started with
+:func:`running` overlaps the Python work of the ``with`` block. The block ends only once the call has
+finished, so nothing is left running past its caller; a call no worker has picked up by then (both
+busy, or no free core on a loaded machine) is taken back and made by the caller itself, so the caller
+never waits for a worker to be scheduled. One small pool of threads serves every engine of the process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from threading import Lock
+from typing import Generic, TypeVar
+
+__all__ = ["running", "Beside"]
+
+T = TypeVar("T")
+_WORKERS = 2
+_pool: ThreadPoolExecutor | None = None
+_lock = Lock()
+
+
+def _submit(fn: Callable[..., T], *args: object) -> Future[T]:
+    global _pool
+    if _pool is None:
+        with _lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="provgraph-io")
+    return _pool.submit(fn, *args)
+
+
+class Beside(Generic[T]):
+    """A call made on a worker thread, or by the caller when no worker has started it yet."""
+
+    def __init__(self, fn: Callable[..., T], *args: object) -> None:
+        self._fn, self._args = fn, args
+        self._future = _submit(fn, *args)
+
+    def settle(self) -> None:
+        """Wait for the call, or make it here if no worker has started it; its outcome is kept."""
+        if self._future.cancel():  # still queued: do it now rather than wait for a worker
+            future: Future[T] = Future()
+            try:
+                future.set_result(self._fn(*self._args))
+            except BaseException as exc:  # kept for result(), as a worker's failure would be
+                future.set_exception(exc)
+            self._future = future
+        self._future.exception()
+
+    def result(self) -> T:
+        """The call's value (made here if no worker has started it); its exception is raised here."""
+        self.settle()
+        return self._future.result()
+
+
+@contextmanager
+def running(fn: Callable[..., T], *args: object) -> Iterator[Beside[T]]:
+    """``fn(*args)`` beside the block; the block's end settles it (see :class:`Beside`)."""
+    call = Beside(fn, *args)
+    try:
+        yield call
+    finally:
+        call.settle()
