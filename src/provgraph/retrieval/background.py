@@ -5,6 +5,10 @@ SQLite and the quad store release the GIL while they wait or search, so a call s
 finished, so nothing is left running past its caller; a call no worker has picked up by then (both
 busy, or no free core on a loaded machine) is taken back and made by the caller itself, so the caller
 never waits for a worker to be scheduled. One small pool of threads serves every engine of the process.
+
+A call that fails on a worker releases what its frames held before its exception crosses to the
+caller: pyoxigraph's result objects may only be dropped on the thread that made them (one dropped on
+another thread is leaked, and with it the store's lock until the process ends).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from threading import Lock
+from traceback import clear_frames
 from typing import Generic, TypeVar
 
 __all__ = ["running", "Beside"]
@@ -23,13 +28,26 @@ _pool: ThreadPoolExecutor | None = None
 _lock = Lock()
 
 
+def _made_here(fn: Callable[..., T], *args: object) -> T:
+    try:
+        return fn(*args)
+    except BaseException as exc:
+        seen: set[int] = set()
+        failure: BaseException | None = exc
+        while failure is not None and id(failure) not in seen:  # its cause and context held frames too
+            seen.add(id(failure))
+            clear_frames(failure.__traceback__)
+            failure = failure.__cause__ or failure.__context__
+        raise
+
+
 def _submit(fn: Callable[..., T], *args: object) -> Future[T]:
     global _pool
     if _pool is None:
         with _lock:
             if _pool is None:
                 _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="provgraph-io")
-    return _pool.submit(fn, *args)
+    return _pool.submit(_made_here, fn, *args)
 
 
 class Beside(Generic[T]):

@@ -53,3 +53,27 @@ def test_a_call_no_worker_has_started_is_made_by_the_caller() -> None:
         hold.set()
         for b in busy:
             b.settle()
+
+
+def test_a_call_failing_on_a_worker_drops_what_its_frames_held_on_that_worker() -> None:
+    """pyoxigraph's results must be dropped on the thread that made them; a failure must not carry them over."""
+    lives: list[tuple[str, str]] = []
+    started = threading.Event()
+
+    class Held:
+        def __init__(self) -> None:
+            self.made = threading.current_thread().name
+
+        def __del__(self) -> None:
+            lives.append((self.made, threading.current_thread().name))
+
+    def call() -> None:
+        started.set()
+        held = Held()  # noqa: F841 - a local of the failing frame, like a query's solutions
+        raise OSError("Corruption: block checksum mismatch")
+
+    with running(call) as beside:
+        assert started.wait(timeout=30)
+    with pytest.raises(OSError, match="Corruption"):
+        beside.result()
+    assert len(lives) == 1 and lives[0][0].startswith("provgraph-io") and lives[0][0] == lives[0][1], lives
