@@ -1,7 +1,11 @@
 """The records of one vector index: SQLite on disk, mirrored in memory for exact search.
 
-``records.sqlite`` holds ``meta`` (model, dimension, generation, next_key, ann_generation, ann_digest) and
-``records`` (integer key, id, payload JSON, float32 vector). Every write is one transaction and
+``records.sqlite`` holds ``meta`` (model, dimension, generation, next_key, ann_generation, ann_digest),
+``records`` (integer key, id, payload JSON, float32 vector) and ``appends`` (key, field, JSON list of
+items appended to that payload list field, in rowid order). An upsert that only appends to a record's
+payload lists (same vector, same other fields: an entity named by new chunks) writes just the new items,
+so a batch costs what it adds, not the length of the lists; once a record's appended items outnumber
+those in its row, the row is rewritten whole and its appends dropped. Every write is one transaction and
 bumps ``generation``, which derived structures (the HNSW graph) compare against to know whether
 they are current. In memory: a float32 matrix, keys, ids and payloads by row (deleting a row
 moves the last row into its place), and postings ``field -> value -> keys`` of scalar payload
@@ -29,11 +33,17 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, payload TEXT NOT NULL, vector BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS appends (key INTEGER NOT NULL, field TEXT NOT NULL, items TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS appends_key ON appends (key);
 """
+
+_FOLD_MIN = 64
+"""A record's appended items are folded into its row once they outnumber its row's items and this."""
 
 
 class Written:
-    """What an upsert did: the keys written (in row order of the batch) and those replaced."""
+    """What an upsert did to vectors: the keys given a new vector (with their batch ``order``) and
+    the ``replaced`` ones among them (an upsert that keeps a record's vector lists neither)."""
 
     __slots__ = ("keys", "replaced", "order")
 
@@ -154,25 +164,53 @@ class RecordTable:
         """Write ``ids`` (last of repeated ids wins) with unit vectors ``matrix``; one transaction."""
         last = {record_id: i for i, record_id in enumerate(ids)}
         order = sorted(last.values())
+        moved: list[int] = []  # batch indices given a new vector, with their keys
         keys: list[int] = []
+        replaced: list[int] = []
         rows: list[tuple[int, str, str, bytes]] = []
+        appends: list[tuple[int, str, str]] = []
+        counts: dict[int, int] = {}  # key -> appended items after this write
+        assigned: list[int] = []  # the key of each of ``order``
         next_key = self._next_key
         for i in order:
             row = self._row_of_id.get(ids[i])
-            if row is not None:
-                key = int(self._keys[row])
-            else:
+            if row is None:
                 key, next_key = next_key, next_key + 1
+                assigned.append(key)
+            else:
+                key = int(self._keys[row])
+                assigned.append(key)
+                same_vector = bool(np.array_equal(self._matrix[row], matrix[i]))
+                tail = _appended(self._payloads[row], payloads[i]) if same_vector else None
+                if tail is not None:
+                    count = self._appends.get(key, 0) + sum(map(len, tail.values()))
+                    if count <= max(_FOLD_MIN, _list_items(payloads[i]) - count):
+                        appends += [(key, field, _dump(items, ids[i])) for field, items in tail.items()]
+                        counts[key] = count
+                        continue
+                counts[key] = 0
+                if same_vector:
+                    rows.append((key, ids[i], _dump(payloads[i], ids[i]), matrix[i].tobytes()))
+                    continue
+                replaced.append(key)
+            moved.append(i)
             keys.append(key)
             rows.append((key, ids[i], _dump(payloads[i], ids[i]), matrix[i].tobytes()))
+        folded = [(k,) for k, c in counts.items() if not c and self._appends.get(k)]
         with self._transaction() as tx:
             tx.executemany("INSERT OR REPLACE INTO records (key, id, payload, vector) VALUES (?, ?, ?, ?)", rows)
+            tx.executemany("DELETE FROM appends WHERE key = ?", folded)
+            tx.executemany("INSERT INTO appends (key, field, items) VALUES (?, ?, ?)", appends)
             generation = self._bump(tx, next_key=next_key)
         self.generation, self._next_key = generation, next_key
-        replaced = [k for k, i in zip(keys, order) if ids[i] in self._row_of_id]
-        for key, i in zip(keys, order):
+        for key, count in counts.items():
+            if count:
+                self._appends[key] = count
+            else:
+                self._appends.pop(key, None)
+        for key, i in zip(assigned, order):
             self._put(ids[i], key, matrix[i], payloads[i])
-        return Written(keys, replaced, order)
+        return Written(keys, replaced, moved)
 
     def remove(self, ids: Sequence[str]) -> list[int]:
         """Remove the given (present) ids; one transaction. Returns their keys."""
@@ -181,9 +219,11 @@ class RecordTable:
             return keys
         with self._transaction() as tx:
             tx.executemany("DELETE FROM records WHERE key = ?", [(k,) for k in keys])
+            tx.executemany("DELETE FROM appends WHERE key = ?", [(k,) for k in keys if self._appends.get(k)])
             generation = self._bump(tx)
         self.generation = generation
         for record_id, key in zip(ids, keys):
+            self._appends.pop(key, None)
             self._drop(record_id, key)
         return keys
 
@@ -220,6 +260,14 @@ class RecordTable:
         self._payloads: list[dict[str, Any]] = [json.loads(r[2]) for r in rows]
         self._row_of_id = {record_id: i for i, record_id in enumerate(self._ids)}
         self._row_of_key = {int(r[0]): i for i, r in enumerate(rows)}
+        self._appends: dict[int, int] = {}  # key -> items in its rows of ``appends``
+        for key, field, items in self._db.execute("SELECT key, field, items FROM appends ORDER BY rowid"):
+            tail = json.loads(items)
+            target = self._payloads[self._row_of_key[key]].get(field)
+            if not isinstance(target, list) or not isinstance(tail, list):
+                raise ValueError(f"appended items of record key {key} do not extend a list field {field!r}")
+            target.extend(tail)
+            self._appends[key] = self._appends.get(key, 0) + len(tail)
         self._postings: dict[str, dict[Hashable, set[int]]] = {}
         for key, payload in zip(self._keys[:n].tolist(), self._payloads):
             self._post(key, payload)
@@ -364,7 +412,31 @@ def _postable(payload: Mapping[str, Any]) -> Iterator[tuple[str, Hashable]]:
                 yield field, item
 
 
-def _dump(payload: dict[str, Any], record_id: str) -> str:
+def _appended(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[Any]] | None:
+    """The items ``new`` appends to ``old``'s list fields, by field; None unless that is all it changes."""
+    if old.keys() != new.keys():
+        return None
+    tail: dict[str, list[Any]] = {}
+    for field, after in new.items():
+        before = old[field]
+        if type(before) is not type(after):
+            return None
+        if isinstance(after, list):
+            if len(after) < len(before) or after[: len(before)] != before:
+                return None
+            if len(after) > len(before):
+                tail[field] = after[len(before):]
+        elif before != after:
+            return None
+    return tail
+
+
+def _list_items(payload: Mapping[str, Any]) -> int:
+    """How many items the payload's list fields hold."""
+    return sum(len(v) for v in payload.values() if isinstance(v, list))
+
+
+def _dump(payload: Any, record_id: str) -> str:
     try:
         return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as exc:

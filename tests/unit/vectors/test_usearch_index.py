@@ -273,3 +273,36 @@ def test_closed_index_refuses_writes(tmp_path: Path) -> None:
     idx.close()
     with pytest.raises(IndexError_, match="is closed"):
         idx.upsert(["a"], embedding_like(1), [{}])
+
+
+def test_a_payload_list_that_grows_is_stored_by_its_new_items_and_reopens_whole(tmp_path: Path) -> None:
+    import sqlite3
+
+    data = embedding_like(2, seed=3)
+    growth = [[f"c{j}" for j in range(n)] for n in (1, 40, 90, 100, 300)]
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        for chunks in growth:
+            idx.upsert(["a", "b"], data, [{"label": "A", "chunks": chunks}, {"label": "B", "chunks": ["c0"]}])
+    db = sqlite3.connect(tmp_path / ENTITIES / "records.sqlite")
+    stored = db.execute("SELECT payload FROM records ORDER BY key").fetchall()
+    appended = db.execute("SELECT field, items FROM appends ORDER BY rowid").fetchall()
+    db.close()
+    # 40: appended; 90: 89 appended items > 64 and > the row's 1, folded; 100: appended; 300: folded
+    assert stored == [('{"label":"A","chunks":[' + ",".join(f'"c{j}"' for j in range(300)) + "]}",),
+                      ('{"label":"B","chunks":["c0"]}',)]
+    assert appended == []
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        idx.upsert(["a"], data[:1], [{"label": "A", "chunks": growth[-1] + ["x", "y"]}])
+        assert idx.get(["a"])["a"]["chunks"][-3:] == ["c299", "x", "y"]
+    db = sqlite3.connect(tmp_path / ENTITIES / "records.sqlite")
+    assert db.execute("SELECT field, items FROM appends").fetchall() == [("chunks", '["x","y"]')]
+    db.close()
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.get(["a", "b"]) == {"a": {"label": "A", "chunks": growth[-1] + ["x", "y"]},
+                                       "b": {"label": "B", "chunks": ["c0"]}}
+        assert [h.id for h in idx.search(data[0], 5, where={"chunks": "y"})] == ["a"]
+        idx.upsert(["a"], data[:1], [{"label": "A2", "chunks": ["z"]}])  # not an append: the row is rewritten
+        idx.delete(["b"])
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.get(["a", "b"]) == {"a": {"label": "A2", "chunks": ["z"]}}
+        assert idx.search(data[0], 5, where={"chunks": "y"}) == []
