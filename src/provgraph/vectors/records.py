@@ -171,6 +171,7 @@ class RecordTable:
         appends: list[tuple[int, str, str]] = []
         counts: dict[int, int] = {}  # key -> appended items after this write
         assigned: list[int] = []  # the key of each of ``order``
+        tails: dict[int, dict[str, list[Any]]] = {}  # batch index -> what it appends to its record's lists
         next_key = self._next_key
         for i in order:
             row = self._row_of_id.get(ids[i])
@@ -183,6 +184,7 @@ class RecordTable:
                 same_vector = bool(np.array_equal(self._matrix[row], matrix[i]))
                 tail = _appended(self._payloads[row], payloads[i]) if same_vector else None
                 if tail is not None:
+                    tails[i] = tail
                     count = self._appends.get(key, 0) + sum(map(len, tail.values()))
                     if count <= max(_FOLD_MIN, _list_items(payloads[i]) - count):
                         appends += [(key, field, _dump(items, ids[i])) for field, items in tail.items()]
@@ -209,7 +211,14 @@ class RecordTable:
             else:
                 self._appends.pop(key, None)
         for key, i in zip(assigned, order):
-            self._put(ids[i], key, matrix[i], payloads[i])
+            tail = tails.get(i)
+            if tail is None:
+                self._put(ids[i], key, matrix[i], payloads[i])
+            else:  # the same vector and fields: extend the lists in place
+                stored = self._payloads[self._row_of_id[ids[i]]]
+                for field, items in tail.items():
+                    stored[field].extend(_copy(items))
+                self._post(key, tail)
         return Written(keys, replaced, moved)
 
     def remove(self, ids: Sequence[str]) -> list[int]:
