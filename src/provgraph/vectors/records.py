@@ -152,7 +152,8 @@ class RecordTable:
             for value in values:
                 if not isinstance(value, Hashable):
                     return None
-                sets.append(self._postings.get(field, {}).get(value, set()))
+                keys = self._postings.get(field, {}).get(value, set())
+                sets.append({keys} if isinstance(keys, int) else keys)
         if not sets:
             return None
         sets.sort(key=len)
@@ -277,7 +278,8 @@ class RecordTable:
                 raise ValueError(f"appended items of record key {key} do not extend a list field {field!r}")
             target.extend(tail)
             self._appends[key] = self._appends.get(key, 0) + len(tail)
-        self._postings: dict[str, dict[Hashable, set[int]]] = {}
+        # a value's keys: one bare int, else a set (sets are what the garbage collector walks)
+        self._postings: dict[str, dict[Hashable, int | set[int]]] = {}
         for key, payload in zip(self._keys[:n].tolist(), self._payloads):
             self._post(key, payload)
 
@@ -287,14 +289,24 @@ class RecordTable:
     def _post_pairs(self, key: int, pairs: Iterable[tuple[str, Hashable]], *, remove: bool = False) -> None:
         for field, value in pairs:
             values = self._postings.setdefault(field, {})
+            keys = values.get(value)
             if remove:
-                keys = values.get(value)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
+                if isinstance(keys, int):
+                    if keys == key:
                         del values[value]
+                elif keys is not None:
+                    keys.discard(key)
+                    if len(keys) == 1:
+                        values[value] = next(iter(keys))
+                    elif not keys:
+                        del values[value]
+            elif keys is None:
+                values[value] = key
+            elif isinstance(keys, int):
+                if keys != key:
+                    values[value] = {keys, key}
             else:
-                values.setdefault(value, set()).add(key)
+                keys.add(key)
 
     def _put(self, record_id: str, key: int, vector: np.ndarray, payload: dict[str, Any]) -> None:
         row = self._row_of_id.get(record_id)
