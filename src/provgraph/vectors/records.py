@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import numpy as np
 
-from provgraph.errors import IndexError_, InputError
+from provgraph.errors import IndexError_
 from provgraph.vectors.base import matches
+from provgraph.vectors.payloads import appended, copy_payload, dump, list_items, postable
 
 __all__ = ["RecordTable", "Written"]
 
@@ -124,7 +125,7 @@ class RecordTable:
 
     def record(self, row: int) -> tuple[str, dict[str, Any]]:
         """Id and payload of ``row`` (the payload is a copy)."""
-        return self._ids[row], _copy(self._payloads[row])
+        return self._ids[row], copy_payload(self._payloads[row])
 
     def payload_matches(self, row: int, where: Mapping[str, Any] | None) -> bool:
         """Whether ``row``'s payload satisfies ``where``."""
@@ -183,22 +184,22 @@ class RecordTable:
                 key = int(self._keys[row])
                 assigned.append(key)
                 same_vector = bool(np.array_equal(self._matrix[row], matrix[i]))
-                tail = _appended(self._payloads[row], payloads[i]) if same_vector else None
+                tail = appended(self._payloads[row], payloads[i]) if same_vector else None
                 if tail is not None:
                     tails[i] = tail
                     count = self._appends.get(key, 0) + sum(map(len, tail.values()))
-                    if count <= max(_FOLD_MIN, _list_items(payloads[i]) - count):
-                        appends += [(key, field, _dump(items, ids[i])) for field, items in tail.items()]
+                    if count <= max(_FOLD_MIN, list_items(payloads[i]) - count):
+                        appends += [(key, field, dump(items, ids[i])) for field, items in tail.items()]
                         counts[key] = count
                         continue
                 counts[key] = 0
                 if same_vector:
-                    rows.append((key, ids[i], _dump(payloads[i], ids[i]), matrix[i].tobytes()))
+                    rows.append((key, ids[i], dump(payloads[i], ids[i]), matrix[i].tobytes()))
                     continue
                 replaced.append(key)
             moved.append(i)
             keys.append(key)
-            rows.append((key, ids[i], _dump(payloads[i], ids[i]), matrix[i].tobytes()))
+            rows.append((key, ids[i], dump(payloads[i], ids[i]), matrix[i].tobytes()))
         folded = [(k,) for k, c in counts.items() if not c and self._appends.get(k)]
         with self._transaction() as tx:
             tx.executemany("INSERT OR REPLACE INTO records (key, id, payload, vector) VALUES (?, ?, ?, ?)", rows)
@@ -218,7 +219,7 @@ class RecordTable:
             else:  # the same vector and fields: extend the lists in place
                 stored = self._payloads[self._row_of_id[ids[i]]]
                 for field, items in tail.items():
-                    stored[field].extend(_copy(items))
+                    stored[field].extend(copy_payload(items))
                 self._post(key, tail)
         return Written(keys, replaced, moved)
 
@@ -284,7 +285,7 @@ class RecordTable:
             self._post(key, payload)
 
     def _post(self, key: int, payload: Mapping[str, Any], *, remove: bool = False) -> None:
-        self._post_pairs(key, _postable(payload), remove=remove)
+        self._post_pairs(key, postable(payload), remove=remove)
 
     def _post_pairs(self, key: int, pairs: Iterable[tuple[str, Hashable]], *, remove: bool = False) -> None:
         for field, value in pairs:
@@ -325,7 +326,7 @@ class RecordTable:
         else:  # only the postings that changed: a payload list that grows is not re-posted whole
             self._repost(key, self._payloads[row], payload)
         self._matrix[row] = vector
-        self._payloads[row] = _copy(dict(payload))
+        self._payloads[row] = copy_payload(dict(payload))
 
     def _repost(self, key: int, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
         """Post what ``new`` adds to ``old`` and unpost what it drops, field by field."""
@@ -335,10 +336,10 @@ class RecordTable:
                 continue
             if isinstance(before, list) and isinstance(after, list) and after[: len(before)] == before:
                 gone: set[tuple[str, Hashable]] = set()  # the list grew at its end: post the new items only
-                added = set(_postable({field: after[len(before):]}))
+                added = set(postable({field: after[len(before):]}))
             else:
-                gone = set(_postable({field: before})) if field in old else set()
-                added = set(_postable({field: after})) if field in new else set()
+                gone = set(postable({field: before})) if field in old else set()
+                added = set(postable({field: after})) if field in new else set()
             self._post_pairs(key, gone - added, remove=True)
             self._post_pairs(key, added - gone)
 
@@ -408,57 +409,3 @@ class _Transaction:
                 self._db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass  # the original failure is the one to report
-
-
-def _copy(value: Any) -> Any:
-    """A deep copy of JSON-shaped data (callers never share the index's own lists)."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        if set(map(type, value)) <= _SCALARS:  # the common case (a list of ids), copied in C
-            return list(value)
-        return [_copy(v) if isinstance(v, (dict, list)) else v for v in value]
-    return value
-
-
-_SCALARS = {str, int, float, bool, type(None)}
-
-
-def _postable(payload: Mapping[str, Any]) -> Iterator[tuple[str, Hashable]]:
-    """``(field, value)`` for each scalar value and each hashable list item of ``payload``."""
-    for field, value in payload.items():
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if isinstance(item, Hashable):
-                yield field, item
-
-
-def _appended(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[Any]] | None:
-    """The items ``new`` appends to ``old``'s list fields, by field; None unless that is all it changes."""
-    if old.keys() != new.keys():
-        return None
-    tail: dict[str, list[Any]] = {}
-    for field, after in new.items():
-        before = old[field]
-        if type(before) is not type(after):
-            return None
-        if isinstance(after, list):
-            if len(after) < len(before) or after[: len(before)] != before:
-                return None
-            if len(after) > len(before):
-                tail[field] = after[len(before):]
-        elif before != after:
-            return None
-    return tail
-
-
-def _list_items(payload: Mapping[str, Any]) -> int:
-    """How many items the payload's list fields hold."""
-    return sum(len(v) for v in payload.values() if isinstance(v, list))
-
-
-def _dump(payload: Any, record_id: str) -> str:
-    try:
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"payload of {record_id!r} is not JSON: {exc}") from exc
