@@ -112,9 +112,9 @@ class CpuSplit:
 
     def _on_gc(self, phase: str, _info: dict[str, Any]) -> None:
         if phase == "start":
-            self._gc_started = time.process_time()
+            self._gc_started = time.thread_time()
         else:
-            self._gc += time.process_time() - self._gc_started
+            self._gc += time.thread_time() - self._gc_started
 
     @staticmethod
     def _store_seconds() -> float:
