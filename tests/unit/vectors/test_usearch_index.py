@@ -306,3 +306,24 @@ def test_a_payload_list_that_grows_is_stored_by_its_new_items_and_reopens_whole(
     with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
         assert idx.get(["a", "b"]) == {"a": {"label": "A2", "chunks": ["z"]}}
         assert idx.search(data[0], 5, where={"chunks": "y"}) == []
+
+
+def test_the_graph_is_kept_from_the_first_write_and_crossing_the_threshold_rebuilds_nothing(tmp_path: Path) -> None:
+    from usearch.index import Index
+
+    data = embedding_like(120, seed=5)
+    ids = [f"c{i}" for i in range(120)]
+    with open_index(tmp_path, CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        idx.upsert(ids[:60], data[:60], [{"n": i} for i in range(60)])
+    graph_file = tmp_path / CHUNKS / "ann.usearch"
+    assert len(Index.restore(str(graph_file))) == 60  # saved below the threshold too
+    with open_index(tmp_path, CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        assert [h.id for h in idx.search(data[7], 3)] == [ids[i] for i in exact_top(data[:60], data[7], 3)]
+        idx.upsert(ids[60:80], data[60:80], [{"n": i} for i in range(60, 80)])
+        graph = idx._ann  # the saved graph, loaded and extended
+        idx.upsert(ids[80:], data[80:], [{"n": i} for i in range(80, 120)])  # crosses the threshold
+        assert idx._ann is graph and len(graph) == 120
+        assert idx.search(data[100], 1)[0].id == "c100"
+        idx.upsert(["c5"], data[6:7], [{"n": 5}])  # a new vector for a record replaces its node
+        assert len(graph) == 120
+    assert len(Index.restore(str(graph_file))) == 120
