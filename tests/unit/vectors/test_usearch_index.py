@@ -327,3 +327,23 @@ def test_the_graph_is_kept_from_the_first_write_and_crossing_the_threshold_rebui
         idx.upsert(["c5"], data[6:7], [{"n": 5}])  # a new vector for a record replaces its node
         assert len(graph) == 120
     assert len(Index.restore(str(graph_file))) == 120
+
+
+def test_an_index_from_before_appends_and_graphs_below_the_threshold_opens_and_grows(tmp_path: Path) -> None:
+    import sqlite3
+
+    data = embedding_like(30, seed=11)
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        idx.upsert([f"e{i}" for i in range(20)], data[:20], [{"chunks": [f"c{i}"]} for i in range(20)])
+    folder = tmp_path / ENTITIES
+    (folder / "ann.usearch").unlink()  # the earlier format: no graph below the threshold, no appends table
+    db = sqlite3.connect(folder / "records.sqlite")
+    db.executescript("DROP TABLE appends; DELETE FROM meta WHERE key IN ('ann_generation', 'ann_digest');")
+    db.close()
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.graph_problem() is None
+        idx.upsert(["e3", "e25"], np.stack([data[3], data[25]]), [{"chunks": ["c3", "c9"]}, {"chunks": ["c25"]}])
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.count() == 21 and idx.get(["e3"]) == {"e3": {"chunks": ["c3", "c9"]}}
+        assert [h.id for h in idx.search(data[25], 1)] == ["e25"]
+        assert idx.graph_problem() is None and (folder / "ann.usearch").is_file()
