@@ -2,7 +2,7 @@
 
 ``records.sqlite`` holds ``meta`` (model, dimension, generation, next_key, ann_generation, ann_digest),
 ``records`` (integer key, id, payload JSON, float32 vector) and ``appends`` (key, field, JSON list of
-items appended to that payload list field, in rowid order). An upsert that only appends to a record's
+items appended to that payload list field, in rowid order; created by the first append). An upsert that only appends to a record's
 payload lists (same vector, same other fields: an entity named by new chunks) writes just the new items,
 so a batch costs what it adds, not the length of the lists; once a record's appended items outnumber
 those in its row, the row is rewritten whole and its appends dropped. Every write is one transaction and
@@ -34,6 +34,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, payload TEXT NOT NULL, vector BLOB NOT NULL
 );
+"""
+
+_APPENDS = """
 CREATE TABLE IF NOT EXISTS appends (key INTEGER NOT NULL, field TEXT NOT NULL, items TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS appends_key ON appends (key);
 """
@@ -203,8 +206,12 @@ class RecordTable:
         folded = [(k,) for k, c in counts.items() if not c and self._appends.get(k)]
         with self._transaction() as tx:
             tx.executemany("INSERT OR REPLACE INTO records (key, id, payload, vector) VALUES (?, ?, ?, ?)", rows)
-            tx.executemany("DELETE FROM appends WHERE key = ?", folded)
-            tx.executemany("INSERT INTO appends (key, field, items) VALUES (?, ?, ?)", appends)
+            if folded:
+                tx.executemany("DELETE FROM appends WHERE key = ?", folded)
+            if appends:
+                for statement in _APPENDS.strip().splitlines():
+                    tx.execute(statement)
+                tx.executemany("INSERT INTO appends (key, field, items) VALUES (?, ?, ?)", appends)
             generation = self._bump(tx, next_key=next_key)
         self.generation, self._next_key = generation, next_key
         for key, count in counts.items():
@@ -230,7 +237,9 @@ class RecordTable:
             return keys
         with self._transaction() as tx:
             tx.executemany("DELETE FROM records WHERE key = ?", [(k,) for k in keys])
-            tx.executemany("DELETE FROM appends WHERE key = ?", [(k,) for k in keys if self._appends.get(k)])
+            appended = [(k,) for k in keys if self._appends.get(k)]
+            if appended:
+                tx.executemany("DELETE FROM appends WHERE key = ?", appended)
             generation = self._bump(tx)
         self.generation = generation
         for record_id, key in zip(ids, keys):
@@ -272,7 +281,9 @@ class RecordTable:
         self._row_of_id = {record_id: i for i, record_id in enumerate(self._ids)}
         self._row_of_key = {int(r[0]): i for i, r in enumerate(rows)}
         self._appends: dict[int, int] = {}  # key -> items in its rows of ``appends``
-        for key, field, items in self._db.execute("SELECT key, field, items FROM appends ORDER BY rowid"):
+        has_appends = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'appends'").fetchone()
+        appended = self._db.execute("SELECT key, field, items FROM appends ORDER BY rowid") if has_appends else ()
+        for key, field, items in appended:
             tail = json.loads(items)
             target = self._payloads[self._row_of_key[key]].get(field)
             if not isinstance(target, list) or not isinstance(tail, list):

@@ -338,7 +338,7 @@ def test_an_index_from_before_appends_and_graphs_below_the_threshold_opens_and_g
     folder = tmp_path / ENTITIES
     (folder / "ann.usearch").unlink()  # the earlier format: no graph below the threshold, no appends table
     db = sqlite3.connect(folder / "records.sqlite")
-    db.executescript("DROP TABLE appends; DELETE FROM meta WHERE key IN ('ann_generation', 'ann_digest');")
+    db.executescript("DROP TABLE IF EXISTS appends; DELETE FROM meta WHERE key IN ('ann_generation', 'ann_digest');")
     db.close()
     with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
         assert idx.graph_problem() is None
