@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -99,6 +100,45 @@ def load_now() -> str:
     return "load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+class CpuSplit:
+    """CPU seconds since the last call: the store's background threads (RocksDB compaction and flushes,
+    from /proc on Linux) apart from the rest, and the time the garbage collector took."""
+
+    def __init__(self) -> None:
+        self._gc = 0.0
+        self._gc_started = 0.0
+        gc.callbacks.append(self._on_gc)
+        self._last = (self._store_seconds(), 0.0)
+
+    def _on_gc(self, phase: str, _info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.thread_time()
+        else:
+            self._gc += time.thread_time() - self._gc_started
+
+    @staticmethod
+    def _store_seconds() -> float:
+        total, tick = 0, os.sysconf("SC_CLK_TCK")
+        for task in Path("/proc/self/task").glob("*"):
+            try:
+                if (task / "comm").read_text().startswith("rocksdb"):
+                    fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                    total += int(fields[11]) + int(fields[12])
+            except OSError:
+                continue  # the thread ended
+        return total / tick
+
+    def close(self) -> None:
+        """Stop timing the garbage collector."""
+        gc.callbacks.remove(self._on_gc)
+
+    def take(self) -> tuple[float, float]:
+        """(store background CPU seconds, GC seconds) since the last call."""
+        now = (self._store_seconds(), self._gc)
+        (store, collected), self._last = self._last, now
+        return now[0] - store, now[1] - collected
+
+
 def du(path: Path) -> int:
     """Bytes of the files under ``path``."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
@@ -110,25 +150,31 @@ def ingest(rt: Runtime, folder: Path, docs: int, rng: random.Random, names: Sequ
     pipe = rt.extraction(rt.extractors("relationships"))
     rows = []
     done = 0
+    split = CpuSplit()
     for start in range(0, docs, DOCS_PER_LOAD):
         files = []
         for d in range(start, min(docs, start + DOCS_PER_LOAD)):
             path = folder / f"doc{d:05d}.txt"
             path.write_text(make_document(rng, names), encoding="utf-8")
             files.append(path)
+        split.take()
         wall, cpu = time.perf_counter(), time.process_time()
         results = [loader.load_file(f) for f in files]
         chunks = [c for r in results for c in r.chunks]
         outcomes = asyncio.run(pipe.run(chunks, only_missing=True, on_commit=rt.commit_documents))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        store_cpu, gc_cpu = split.take()
         failed = sum(o.failed for o in outcomes)
         done += len(chunks)
         rows.append({"chunks_total": done, "chunks": len(chunks), "seconds": round(wall, 2),
                      "chunks_per_s": round(len(chunks) / wall, 1), "cpu_ms_per_chunk": round(cpu * 1000 / len(chunks), 2),
+                     "of_which_store_background_ms": round(store_cpu * 1000 / len(chunks), 2),
+                     "of_which_gc_ms": round(gc_cpu * 1000 / len(chunks), 2),
                      "facts": sum(o.facts for o in outcomes), "failed": failed})
         report("scale.ingest.load", **rows[-1], uptime=load_now())
         for f in files:
             f.unlink()
+    split.close()
     return rows
 
 

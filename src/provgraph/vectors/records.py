@@ -1,7 +1,11 @@
 """The records of one vector index: SQLite on disk, mirrored in memory for exact search.
 
-``records.sqlite`` holds ``meta`` (model, dimension, generation, next_key, ann_generation, ann_digest) and
-``records`` (integer key, id, payload JSON, float32 vector). Every write is one transaction and
+``records.sqlite`` holds ``meta`` (model, dimension, generation, next_key, ann_generation, ann_digest),
+``records`` (integer key, id, payload JSON, float32 vector) and ``appends`` (key, field, JSON list of
+items appended to that payload list field, in rowid order; created by the first append). An upsert that only appends to a record's
+payload lists (same vector, same other fields: an entity named by new chunks) writes just the new items,
+so a batch costs what it adds, not the length of the lists; once a record's appended items outnumber
+those in its row, the row is rewritten whole and its appends dropped. Every write is one transaction and
 bumps ``generation``, which derived structures (the HNSW graph) compare against to know whether
 they are current. In memory: a float32 matrix, keys, ids and payloads by row (deleting a row
 moves the last row into its place), and postings ``field -> value -> keys`` of scalar payload
@@ -12,15 +16,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import numpy as np
 
-from provgraph.errors import IndexError_, InputError
+from provgraph.errors import IndexError_
 from provgraph.vectors.base import matches
+from provgraph.vectors.payloads import appended, copy_payload, dump, list_items, postable
 
 __all__ = ["RecordTable", "Written"]
 
@@ -31,9 +36,18 @@ CREATE TABLE IF NOT EXISTS records (
 );
 """
 
+_APPENDS = """
+CREATE TABLE IF NOT EXISTS appends (key INTEGER NOT NULL, field TEXT NOT NULL, items TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS appends_key ON appends (key);
+"""
+
+_FOLD_MIN = 64
+"""A record's appended items are folded into its row once they outnumber its row's items and this."""
+
 
 class Written:
-    """What an upsert did: the keys written (in row order of the batch) and those replaced."""
+    """What an upsert did to vectors: the keys given a new vector (with their batch ``order``) and
+    the ``replaced`` ones among them (an upsert that keeps a record's vector lists neither)."""
 
     __slots__ = ("keys", "replaced", "order")
 
@@ -114,7 +128,7 @@ class RecordTable:
 
     def record(self, row: int) -> tuple[str, dict[str, Any]]:
         """Id and payload of ``row`` (the payload is a copy)."""
-        return self._ids[row], _copy(self._payloads[row])
+        return self._ids[row], copy_payload(self._payloads[row])
 
     def payload_matches(self, row: int, where: Mapping[str, Any] | None) -> bool:
         """Whether ``row``'s payload satisfies ``where``."""
@@ -142,7 +156,8 @@ class RecordTable:
             for value in values:
                 if not isinstance(value, Hashable):
                     return None
-                sets.append(self._postings.get(field, {}).get(value, set()))
+                keys = self._postings.get(field, {}).get(value, set())
+                sets.append({keys} if isinstance(keys, int) else keys)
         if not sets:
             return None
         sets.sort(key=len)
@@ -154,25 +169,66 @@ class RecordTable:
         """Write ``ids`` (last of repeated ids wins) with unit vectors ``matrix``; one transaction."""
         last = {record_id: i for i, record_id in enumerate(ids)}
         order = sorted(last.values())
+        moved: list[int] = []  # batch indices given a new vector, with their keys
         keys: list[int] = []
+        replaced: list[int] = []
         rows: list[tuple[int, str, str, bytes]] = []
+        appends: list[tuple[int, str, str]] = []
+        counts: dict[int, int] = {}  # key -> appended items after this write
+        assigned: list[int] = []  # the key of each of ``order``
+        tails: dict[int, dict[str, list[Any]]] = {}  # batch index -> what it appends to its record's lists
         next_key = self._next_key
         for i in order:
             row = self._row_of_id.get(ids[i])
-            if row is not None:
-                key = int(self._keys[row])
-            else:
+            if row is None:
                 key, next_key = next_key, next_key + 1
+                assigned.append(key)
+            else:
+                key = int(self._keys[row])
+                assigned.append(key)
+                same_vector = bool(np.array_equal(self._matrix[row], matrix[i]))
+                tail = appended(self._payloads[row], payloads[i]) if same_vector else None
+                if tail is not None:
+                    tails[i] = tail
+                    count = self._appends.get(key, 0) + sum(map(len, tail.values()))
+                    if count <= max(_FOLD_MIN, list_items(payloads[i]) - count):
+                        appends += [(key, field, dump(items, ids[i])) for field, items in tail.items()]
+                        counts[key] = count
+                        continue
+                counts[key] = 0
+                if same_vector:
+                    rows.append((key, ids[i], dump(payloads[i], ids[i]), matrix[i].tobytes()))
+                    continue
+                replaced.append(key)
+            moved.append(i)
             keys.append(key)
-            rows.append((key, ids[i], _dump(payloads[i], ids[i]), matrix[i].tobytes()))
+            rows.append((key, ids[i], dump(payloads[i], ids[i]), matrix[i].tobytes()))
+        folded = [(k,) for k, c in counts.items() if not c and self._appends.get(k)]
         with self._transaction() as tx:
             tx.executemany("INSERT OR REPLACE INTO records (key, id, payload, vector) VALUES (?, ?, ?, ?)", rows)
+            if folded:
+                tx.executemany("DELETE FROM appends WHERE key = ?", folded)
+            if appends:
+                for statement in _APPENDS.strip().splitlines():
+                    tx.execute(statement)
+                tx.executemany("INSERT INTO appends (key, field, items) VALUES (?, ?, ?)", appends)
             generation = self._bump(tx, next_key=next_key)
         self.generation, self._next_key = generation, next_key
-        replaced = [k for k, i in zip(keys, order) if ids[i] in self._row_of_id]
-        for key, i in zip(keys, order):
-            self._put(ids[i], key, matrix[i], payloads[i])
-        return Written(keys, replaced, order)
+        for key, count in counts.items():
+            if count:
+                self._appends[key] = count
+            else:
+                self._appends.pop(key, None)
+        for key, i in zip(assigned, order):
+            tail = tails.get(i)
+            if tail is None:
+                self._put(ids[i], key, matrix[i], payloads[i])
+            else:  # the same vector and fields: extend the lists in place
+                stored = self._payloads[self._row_of_id[ids[i]]]
+                for field, items in tail.items():
+                    stored[field].extend(copy_payload(items))
+                self._post(key, tail)
+        return Written(keys, replaced, moved)
 
     def remove(self, ids: Sequence[str]) -> list[int]:
         """Remove the given (present) ids; one transaction. Returns their keys."""
@@ -181,9 +237,13 @@ class RecordTable:
             return keys
         with self._transaction() as tx:
             tx.executemany("DELETE FROM records WHERE key = ?", [(k,) for k in keys])
+            appended = [(k,) for k in keys if self._appends.get(k)]
+            if appended:
+                tx.executemany("DELETE FROM appends WHERE key = ?", appended)
             generation = self._bump(tx)
         self.generation = generation
         for record_id, key in zip(ids, keys):
+            self._appends.pop(key, None)
             self._drop(record_id, key)
         return keys
 
@@ -220,24 +280,45 @@ class RecordTable:
         self._payloads: list[dict[str, Any]] = [json.loads(r[2]) for r in rows]
         self._row_of_id = {record_id: i for i, record_id in enumerate(self._ids)}
         self._row_of_key = {int(r[0]): i for i, r in enumerate(rows)}
-        self._postings: dict[str, dict[Hashable, set[int]]] = {}
+        self._appends: dict[int, int] = {}  # key -> items in its rows of ``appends``
+        has_appends = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'appends'").fetchone()
+        appended = self._db.execute("SELECT key, field, items FROM appends ORDER BY rowid") if has_appends else ()
+        for key, field, items in appended:
+            tail = json.loads(items)
+            target = self._payloads[self._row_of_key[key]].get(field)
+            if not isinstance(target, list) or not isinstance(tail, list):
+                raise ValueError(f"appended items of record key {key} do not extend a list field {field!r}")
+            target.extend(tail)
+            self._appends[key] = self._appends.get(key, 0) + len(tail)
+        # a value's keys: one bare int, else a set (sets are what the garbage collector walks)
+        self._postings: dict[str, dict[Hashable, int | set[int]]] = {}
         for key, payload in zip(self._keys[:n].tolist(), self._payloads):
             self._post(key, payload)
 
     def _post(self, key: int, payload: Mapping[str, Any], *, remove: bool = False) -> None:
-        self._post_pairs(key, _postable(payload), remove=remove)
+        self._post_pairs(key, postable(payload), remove=remove)
 
     def _post_pairs(self, key: int, pairs: Iterable[tuple[str, Hashable]], *, remove: bool = False) -> None:
         for field, value in pairs:
             values = self._postings.setdefault(field, {})
+            keys = values.get(value)
             if remove:
-                keys = values.get(value)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
+                if isinstance(keys, int):
+                    if keys == key:
                         del values[value]
+                elif keys is not None:
+                    keys.discard(key)
+                    if len(keys) == 1:
+                        values[value] = next(iter(keys))
+                    elif not keys:
+                        del values[value]
+            elif keys is None:
+                values[value] = key
+            elif isinstance(keys, int):
+                if keys != key:
+                    values[value] = {keys, key}
             else:
-                values.setdefault(value, set()).add(key)
+                keys.add(key)
 
     def _put(self, record_id: str, key: int, vector: np.ndarray, payload: dict[str, Any]) -> None:
         row = self._row_of_id.get(record_id)
@@ -256,7 +337,7 @@ class RecordTable:
         else:  # only the postings that changed: a payload list that grows is not re-posted whole
             self._repost(key, self._payloads[row], payload)
         self._matrix[row] = vector
-        self._payloads[row] = _copy(dict(payload))
+        self._payloads[row] = copy_payload(dict(payload))
 
     def _repost(self, key: int, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
         """Post what ``new`` adds to ``old`` and unpost what it drops, field by field."""
@@ -266,10 +347,10 @@ class RecordTable:
                 continue
             if isinstance(before, list) and isinstance(after, list) and after[: len(before)] == before:
                 gone: set[tuple[str, Hashable]] = set()  # the list grew at its end: post the new items only
-                added = set(_postable({field: after[len(before):]}))
+                added = set(postable({field: after[len(before):]}))
             else:
-                gone = set(_postable({field: before})) if field in old else set()
-                added = set(_postable({field: after})) if field in new else set()
+                gone = set(postable({field: before})) if field in old else set()
+                added = set(postable({field: after})) if field in new else set()
             self._post_pairs(key, gone - added, remove=True)
             self._post_pairs(key, added - gone)
 
@@ -339,33 +420,3 @@ class _Transaction:
                 self._db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass  # the original failure is the one to report
-
-
-def _copy(value: Any) -> Any:
-    """A deep copy of JSON-shaped data (callers never share the index's own lists)."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        if set(map(type, value)) <= _SCALARS:  # the common case (a list of ids), copied in C
-            return list(value)
-        return [_copy(v) if isinstance(v, (dict, list)) else v for v in value]
-    return value
-
-
-_SCALARS = {str, int, float, bool, type(None)}
-
-
-def _postable(payload: Mapping[str, Any]) -> Iterator[tuple[str, Hashable]]:
-    """``(field, value)`` for each scalar value and each hashable list item of ``payload``."""
-    for field, value in payload.items():
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if isinstance(item, Hashable):
-                yield field, item
-
-
-def _dump(payload: dict[str, Any], record_id: str) -> str:
-    try:
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"payload of {record_id!r} is not JSON: {exc}") from exc

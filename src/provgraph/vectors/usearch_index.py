@@ -5,11 +5,14 @@ Folder ``{dir}/{name}/``:
     records.sqlite   the records and the index's model/dimension (see :mod:`.records`)
     ann.usearch      the HNSW graph, a cache of the records
 
-The records are the source of truth, durable after each write. Once the index holds
-``exact_threshold`` records, the HNSW graph is built (during the write that crosses it), kept in
-step with later writes, and saved by ``flush()``/``close()`` (written aside, fsynced, renamed, the
-folder fsynced; its SHA-256 recorded with the generation). It is loaded only if it was saved at the
-records' current generation; otherwise it is rebuilt when first needed. A saved current graph that
+The records are the source of truth, durable after each write. The HNSW graph is kept in step
+with every write from the first record on, so each write pays for its own vectors (a graph built
+whole when the index reaches ``exact_threshold`` records would cost one write as much as all the
+earlier ones), and saved by ``flush()``/``close()`` (written aside, fsynced, renamed, the folder
+fsynced; its SHA-256 recorded with the generation). Searches stay exact (numpy) below
+``exact_threshold`` records and use the graph from there on. The graph is loaded only if it was
+saved at the records' current generation; otherwise it is rebuilt from the records when first
+needed. A saved current graph that
 is missing or does not match its SHA-256 is an error naming the file (``provgraph check --repair``
 moves it aside and rebuilds it from the records), never silently used or written over.
 A filter is resolved to its records first (payload postings): a selective one is searched
@@ -104,15 +107,13 @@ class UsearchIndex:
                 f"upsert needs as many ids, vectors and payloads: {len(ids)}, {len(matrix)}, {len(payloads)}"
             )
         with self._lock:
-            self._load_current_ann()
+            self._ensure_ann()  # kept in step with every write: ingestion pays for the graph, not queries
             written = self._records.upsert(ids, matrix, payloads)
-            if self._ann is not None:
-                if written.replaced:
-                    self._ann.remove(np.asarray(written.replaced, dtype=np.uint64))
+            if written.replaced:
+                self._ann.remove(np.asarray(written.replaced, dtype=np.uint64))
+            if written.keys:
                 self._ann.add(np.asarray(written.keys, dtype=np.uint64), matrix[written.order])
-                self._ann_dirty = True
-            elif self._records.n >= self._exact_threshold:
-                self._ensure_ann()  # crossing the threshold: ingestion pays for the graph, not queries
+            self._ann_dirty = True
 
     def search(self, vector: np.ndarray, k: int, *, where: Mapping[str, Any] | None = None) -> list[Hit]:
         """Top ``k`` by cosine similarity, best first, among records matching ``where``."""
@@ -169,12 +170,12 @@ class UsearchIndex:
             return [self._records.record(r)[0] for r in range(self._records.n)]
 
     def flush(self) -> None:
-        """Build the HNSW graph if the index is large enough, and save it when it changed."""
+        """Build the HNSW graph if it is not current, and save it when it changed."""
         with self._lock:
             if self._records.closed:
                 return
             records = self._records
-            if records.n >= self._exact_threshold and records.ann_generation != records.generation:
+            if records.ann_generation != records.generation:
                 self._ensure_ann()  # not saved at this generation yet (a saved one is current: leave it)
             if self._ann is None or not self._ann_dirty:
                 return
@@ -208,8 +209,7 @@ class UsearchIndex:
                 self._ann_path.rename(aside)
             self._records.set_ann_generation(-1)
             self._ann = None
-            if self._records.n >= self._exact_threshold:
-                self._ensure_ann()
+            self._ensure_ann()
             self.flush()
             return aside
 
@@ -233,11 +233,10 @@ class UsearchIndex:
     def _remove(self, ids: list[str]) -> int:
         if not ids:
             return 0
-        self._load_current_ann()
+        self._ensure_ann()
         keys = self._records.remove(ids)
-        if self._ann is not None:
-            self._ann.remove(np.asarray(keys, dtype=np.uint64))
-            self._ann_dirty = True
+        self._ann.remove(np.asarray(keys, dtype=np.uint64))
+        self._ann_dirty = True
         return len(keys)
 
     # -- search ----------------------------------------------------------------------------------

@@ -273,3 +273,77 @@ def test_closed_index_refuses_writes(tmp_path: Path) -> None:
     idx.close()
     with pytest.raises(IndexError_, match="is closed"):
         idx.upsert(["a"], embedding_like(1), [{}])
+
+
+def test_a_payload_list_that_grows_is_stored_by_its_new_items_and_reopens_whole(tmp_path: Path) -> None:
+    import sqlite3
+
+    data = embedding_like(2, seed=3)
+    growth = [[f"c{j}" for j in range(n)] for n in (1, 40, 90, 100, 300)]
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        for chunks in growth:
+            idx.upsert(["a", "b"], data, [{"label": "A", "chunks": chunks}, {"label": "B", "chunks": ["c0"]}])
+    db = sqlite3.connect(tmp_path / ENTITIES / "records.sqlite")
+    stored = db.execute("SELECT payload FROM records ORDER BY key").fetchall()
+    appended = db.execute("SELECT field, items FROM appends ORDER BY rowid").fetchall()
+    db.close()
+    # 40: appended; 90: 89 appended items > 64 and > the row's 1, folded; 100: appended; 300: folded
+    assert stored == [('{"label":"A","chunks":[' + ",".join(f'"c{j}"' for j in range(300)) + "]}",),
+                      ('{"label":"B","chunks":["c0"]}',)]
+    assert appended == []
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        idx.upsert(["a"], data[:1], [{"label": "A", "chunks": growth[-1] + ["x", "y"]}])
+        assert idx.get(["a"])["a"]["chunks"][-3:] == ["c299", "x", "y"]
+    db = sqlite3.connect(tmp_path / ENTITIES / "records.sqlite")
+    assert db.execute("SELECT field, items FROM appends").fetchall() == [("chunks", '["x","y"]')]
+    db.close()
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.get(["a", "b"]) == {"a": {"label": "A", "chunks": growth[-1] + ["x", "y"]},
+                                       "b": {"label": "B", "chunks": ["c0"]}}
+        assert [h.id for h in idx.search(data[0], 5, where={"chunks": "y"})] == ["a"]
+        idx.upsert(["a"], data[:1], [{"label": "A2", "chunks": ["z"]}])  # not an append: the row is rewritten
+        idx.delete(["b"])
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.get(["a", "b"]) == {"a": {"label": "A2", "chunks": ["z"]}}
+        assert idx.search(data[0], 5, where={"chunks": "y"}) == []
+
+
+def test_the_graph_is_kept_from_the_first_write_and_crossing_the_threshold_rebuilds_nothing(tmp_path: Path) -> None:
+    from usearch.index import Index
+
+    data = embedding_like(120, seed=5)
+    ids = [f"c{i}" for i in range(120)]
+    with open_index(tmp_path, CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        idx.upsert(ids[:60], data[:60], [{"n": i} for i in range(60)])
+    graph_file = tmp_path / CHUNKS / "ann.usearch"
+    assert len(Index.restore(str(graph_file))) == 60  # saved below the threshold too
+    with open_index(tmp_path, CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        assert [h.id for h in idx.search(data[7], 3)] == [ids[i] for i in exact_top(data[:60], data[7], 3)]
+        idx.upsert(ids[60:80], data[60:80], [{"n": i} for i in range(60, 80)])
+        graph = idx._ann  # the saved graph, loaded and extended
+        idx.upsert(ids[80:], data[80:], [{"n": i} for i in range(80, 120)])  # crosses the threshold
+        assert idx._ann is graph and len(graph) == 120
+        assert idx.search(data[100], 1)[0].id == "c100"
+        idx.upsert(["c5"], data[6:7], [{"n": 5}])  # a new vector for a record replaces its node
+        assert len(graph) == 120
+    assert len(Index.restore(str(graph_file))) == 120
+
+
+def test_an_index_from_before_appends_and_graphs_below_the_threshold_opens_and_grows(tmp_path: Path) -> None:
+    import sqlite3
+
+    data = embedding_like(30, seed=11)
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        idx.upsert([f"e{i}" for i in range(20)], data[:20], [{"chunks": [f"c{i}"]} for i in range(20)])
+    folder = tmp_path / ENTITIES
+    (folder / "ann.usearch").unlink()  # the earlier format: no graph below the threshold, no appends table
+    db = sqlite3.connect(folder / "records.sqlite")
+    db.executescript("DROP TABLE IF EXISTS appends; DELETE FROM meta WHERE key IN ('ann_generation', 'ann_digest');")
+    db.close()
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.graph_problem() is None
+        idx.upsert(["e3", "e25"], np.stack([data[3], data[25]]), [{"chunks": ["c3", "c9"]}, {"chunks": ["c25"]}])
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.count() == 21 and idx.get(["e3"]) == {"e3": {"chunks": ["c3", "c9"]}}
+        assert [h.id for h in idx.search(data[25], 1)] == ["e25"]
+        assert idx.graph_problem() is None and (folder / "ann.usearch").is_file()

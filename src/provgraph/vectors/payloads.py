@@ -1,0 +1,65 @@
+"""Payload helpers of the vector records: copies, postable values, appended list items, JSON text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Iterator, Mapping
+from typing import Any
+
+from provgraph.errors import InputError
+
+__all__ = ["copy_payload", "postable", "appended", "list_items", "dump"]
+
+
+def copy_payload(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (callers never share the index's own lists)."""
+    if isinstance(value, dict):
+        return {k: copy_payload(v) for k, v in value.items()}
+    if isinstance(value, list):
+        if set(map(type, value)) <= _SCALARS:  # the common case (a list of ids), copied in C
+            return list(value)
+        return [copy_payload(v) if isinstance(v, (dict, list)) else v for v in value]
+    return value
+
+
+_SCALARS = {str, int, float, bool, type(None)}
+
+
+def postable(payload: Mapping[str, Any]) -> Iterator[tuple[str, Hashable]]:
+    """``(field, value)`` for each scalar value and each hashable list item of ``payload``."""
+    for field, value in payload.items():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, Hashable):
+                yield field, item
+
+
+def appended(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[Any]] | None:
+    """The items ``new`` appends to ``old``'s list fields, by field; None unless that is all it changes."""
+    if old.keys() != new.keys():
+        return None
+    tail: dict[str, list[Any]] = {}
+    for field, after in new.items():
+        before = old[field]
+        if type(before) is not type(after):
+            return None
+        if isinstance(after, list):
+            if len(after) < len(before) or after[: len(before)] != before:
+                return None
+            if len(after) > len(before):
+                tail[field] = after[len(before):]
+        elif before != after:
+            return None
+    return tail
+
+
+def list_items(payload: Mapping[str, Any]) -> int:
+    """How many items the payload's list fields hold."""
+    return sum(len(v) for v in payload.values() if isinstance(v, list))
+
+
+def dump(payload: Any, record_id: str) -> str:
+    try:
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"payload of {record_id!r} is not JSON: {exc}") from exc
