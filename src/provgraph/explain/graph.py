@@ -25,15 +25,16 @@ EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _TREE = """SELECT ?s ?p ?o WHERE {{ GRAPH <urn:graph:retrieval> {{
   {{ VALUES ?s {{ {q} }} ?s ?p ?o }}
   UNION {{ ?s prov:wasGeneratedBy {q} . ?s ?p ?o }}
-  UNION {{ ?step prov:wasGeneratedBy {q} ; ?part ?s . VALUES ?part {{ {parts} }} ?s ?p ?o }}
+  UNION {{ ?step prov:wasGeneratedBy {q} ; {parts} ?s . ?s ?p ?o }}
   UNION {{ ?s tg:affectedTrace {q} . ?s ?p ?o }}
   UNION {{ ?s prov:wasInformedBy+ {q} . ?s ?p ?o }}
   UNION {{ ?tq prov:wasInformedBy+ {q} . ?s prov:wasGeneratedBy ?tq . ?s ?p ?o }}
-  UNION {{ ?tq prov:wasInformedBy+ {q} . ?step prov:wasGeneratedBy ?tq ; ?part ?s . VALUES ?part {{ {parts} }} ?s ?p ?o }}
+  UNION {{ ?tq prov:wasInformedBy+ {q} . ?step prov:wasGeneratedBy ?tq ; {parts} ?s . ?s ?p ?o }}
   UNION {{ ?tq prov:wasInformedBy+ {q} . ?s tg:affectedTrace ?tq . ?s ?p ?o }}
 }} }}"""
-# the parts of a step read with it: edge selections, chunk selections, citations
-_PARTS = "tg:selectedEdge tg:chunkSelection tg:citation"
+# the parts of a step read with it: edge selections, chunk selections, citations. A path, not VALUES:
+# with VALUES the store joined every step's parts of every trace (a read grew with the traces stored)
+_PARTS = "(tg:selectedEdge|tg:chunkSelection|tg:citation)"
 
 
 class Node:
