@@ -55,9 +55,7 @@ def set_evidence(store: OxigraphStore, found: Mapping[TripleTerm, Sequence[Sourc
             i, t = row.get("i"), row.get("t")
             if isinstance(i, Literal) and isinstance(t, TripleTerm):
                 facts[subgraphs[int(i.value)]].append(t)
-    spans = {sg: decode_evidence(literals[sg], f) for sg, f in facts.items()}
-    return {edge: [replace(s, evidence=spans[s.subgraph].get(edge)) if s.subgraph in spans else s for s in sources]
-            for edge, sources in found.items()}
+    return _spanned(found, {sg: decode_evidence(literals[sg], f) for sg, f in facts.items()})
 
 
 def with_evidence(
@@ -65,10 +63,12 @@ def with_evidence(
 ) -> dict[TripleTerm, list[Source]]:
     """``found`` with each source's ``evidence`` set from its subgraph (one query)."""
     subgraphs = [Iri(s.subgraph) for sources in found.values() for s in sources if s.subgraph]
-    spans = subgraph_evidence(store, subgraphs)
-    out: dict[TripleTerm, list[Source]] = {}
-    for edge, sources in found.items():
-        out[edge] = [
-            replace(s, evidence=spans.get(Iri(s.subgraph), {}).get(edge)) if s.subgraph else s for s in sources
-        ]
-    return out
+    return _spanned(found, {sg.value: spans for sg, spans in subgraph_evidence(store, subgraphs).items()})
+
+
+def _spanned(found: Mapping[TripleTerm, Sequence[Source]],
+             spans: Mapping[str, Mapping[TripleTerm, Span]]) -> dict[TripleTerm, list[Source]]:
+    """Each source with the span its subgraph's evidence gives its edge (sources without evidence as they are)."""
+    return {edge: [replace(s, evidence=spans[s.subgraph].get(edge)) if s.subgraph and s.subgraph in spans else s
+                   for s in sources]
+            for edge, sources in found.items()}

@@ -14,7 +14,7 @@ from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.retrieval.evidence import set_evidence
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["edge_sources", "edge_chunks", "chunk_sources"]
+__all__ = ["edge_sources", "chunk_sources"]
 
 _CHAIN = """
     ?chunk tg:chunkIndex ?cidx ; tg:charOffset ?coff ; tg:charLength ?clen ; prov:wasDerivedFrom ?parent .
@@ -30,8 +30,6 @@ _CHAIN = """
 # COALESCE(?pdoc, ?parent), computed here rather than read back a second time
 _EVIDENCE = "    OPTIONAL { ?sg tg:evidence ?ev }\n"
 _EDGES = "SELECT ?i ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title ?ev WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES (?i ?t) {{ {values} }}\n    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}"
-_EDGE_CHUNKS = ("SELECT ?i ?chunk WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?t) {{ {values} }} "
-                "?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk . }} }}")
 _CHUNKS = "SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title WHERE {{\n  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}"
 
 
@@ -89,20 +87,6 @@ def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm], *,
                 literals[sg.value] = ev.value
     out = {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
     return set_evidence(store, out, literals) if evidence else out
-
-
-def edge_chunks(store: OxigraphStore, edges: Sequence[TripleTerm]) -> dict[TripleTerm, list[str]]:
-    """The chunks each edge was extracted from (one light store query for all of them)."""
-    unique = list(dict.fromkeys(edges))
-    found: dict[TripleTerm, list[str]] = {e: [] for e in unique}
-    if not unique:
-        return found
-    rows = store.select(_EDGE_CHUNKS.format(values=" ".join(f"({i} {e})" for i, e in enumerate(unique))))
-    for row in rows:
-        i, chunk = row.get("i"), row.get("chunk")
-        if isinstance(i, Literal) and isinstance(chunk, Iri):
-            found[unique[int(i.value)]].append(chunk.value)
-    return {e: list(dict.fromkeys(v)) for e, v in found.items()}
 
 
 def chunk_sources(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, Source]:
