@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -25,7 +25,8 @@ import numpy as np
 
 from provgraph.errors import IndexError_
 from provgraph.vectors.base import matches
-from provgraph.vectors.payloads import appended, copy_payload, dump, list_items, postable
+from provgraph.vectors.payloads import appended, copy_payload, dump, list_items
+from provgraph.vectors.postings import Postings
 
 __all__ = ["RecordTable", "Written"]
 
@@ -156,8 +157,7 @@ class RecordTable:
             for value in values:
                 if not isinstance(value, Hashable):
                     return None
-                keys = self._postings.get(field, {}).get(value, set())
-                sets.append({keys} if isinstance(keys, int) else keys)
+                sets.append(self._postings.keys(field, value))
         if not sets:
             return None
         sets.sort(key=len)
@@ -227,7 +227,7 @@ class RecordTable:
                 stored = self._payloads[self._row_of_id[ids[i]]]
                 for field, items in tail.items():
                     stored[field].extend(copy_payload(items))
-                self._post(key, tail)
+                self._postings.post(key, tail)
         return Written(keys, replaced, moved)
 
     def remove(self, ids: Sequence[str]) -> list[int]:
@@ -290,35 +290,9 @@ class RecordTable:
                 raise ValueError(f"appended items of record key {key} do not extend a list field {field!r}")
             target.extend(tail)
             self._appends[key] = self._appends.get(key, 0) + len(tail)
-        # a value's keys: one bare int, else a set (sets are what the garbage collector walks)
-        self._postings: dict[str, dict[Hashable, int | set[int]]] = {}
+        self._postings = Postings()
         for key, payload in zip(self._keys[:n].tolist(), self._payloads):
-            self._post(key, payload)
-
-    def _post(self, key: int, payload: Mapping[str, Any], *, remove: bool = False) -> None:
-        self._post_pairs(key, postable(payload), remove=remove)
-
-    def _post_pairs(self, key: int, pairs: Iterable[tuple[str, Hashable]], *, remove: bool = False) -> None:
-        for field, value in pairs:
-            values = self._postings.setdefault(field, {})
-            keys = values.get(value)
-            if remove:
-                if isinstance(keys, int):
-                    if keys == key:
-                        del values[value]
-                elif keys is not None:
-                    keys.discard(key)
-                    if len(keys) == 1:
-                        values[value] = next(iter(keys))
-                    elif not keys:
-                        del values[value]
-            elif keys is None:
-                values[value] = key
-            elif isinstance(keys, int):
-                if keys != key:
-                    values[value] = {keys, key}
-            else:
-                keys.add(key)
+            self._postings.post(key, payload)
 
     def _put(self, record_id: str, key: int, vector: np.ndarray, payload: dict[str, Any]) -> None:
         row = self._row_of_id.get(record_id)
@@ -333,31 +307,16 @@ class RecordTable:
             self._row_of_id[record_id] = row
             self._row_of_key[key] = row
             self._keys[row] = key
-            self._post(key, payload)
+            self._postings.post(key, payload)
         else:  # only the postings that changed: a payload list that grows is not re-posted whole
-            self._repost(key, self._payloads[row], payload)
+            self._postings.repost(key, self._payloads[row], payload)
         self._matrix[row] = vector
         self._payloads[row] = copy_payload(dict(payload))
-
-    def _repost(self, key: int, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
-        """Post what ``new`` adds to ``old`` and unpost what it drops, field by field."""
-        for field in old.keys() | new.keys():
-            before, after = old.get(field), new.get(field)
-            if before == after:
-                continue
-            if isinstance(before, list) and isinstance(after, list) and after[: len(before)] == before:
-                gone: set[tuple[str, Hashable]] = set()  # the list grew at its end: post the new items only
-                added = set(postable({field: after[len(before):]}))
-            else:
-                gone = set(postable({field: before})) if field in old else set()
-                added = set(postable({field: after})) if field in new else set()
-            self._post_pairs(key, gone - added, remove=True)
-            self._post_pairs(key, added - gone)
 
     def _drop(self, record_id: str, key: int) -> None:
         row = self._row_of_id.pop(record_id)
         del self._row_of_key[key]
-        self._post(key, self._payloads[row], remove=True)
+        self._postings.post(key, self._payloads[row], remove=True)
         last = self._n - 1
         if row != last:
             moved_id, moved_key = self._ids[last], int(self._keys[last])
