@@ -3,7 +3,8 @@
 ``python -m tests.fault.live_writer backups CORPUS OUT``: loads the files of CORPUS one at a time
 into collection ``live`` (the Python API, tiny vector batches) in one thread while the main thread
 takes backups of it through ``Runtime.backup`` — the function a server's backup route calls — into
-``OUT/backup-N.tar``, until the load is done; prints ``BACKUPS n``.
+``OUT/backup-N.tar``, until the load is done (between two documents the load waits for a backup, so
+some are taken mid-load however fast either runs); prints ``BACKUPS n``.
 
 ``python -m tests.fault.live_writer hold CORPUS GO``: loads CORPUS into ``live``, prints ``READY``
 and keeps the collection open (its store locked) until the file GO exists.
@@ -44,23 +45,30 @@ def main() -> None:
                 time.sleep(0.05)
             return
         failed: list[BaseException] = []
+        backups = threading.Condition()
+        taken = 0
 
         def load() -> None:
             try:
-                for f in files:
+                for n, f in enumerate(files):
                     pg.load([f])
                     time.sleep(0.4)  # room for backups between documents too
+                    if n < len(files) - 1:  # and at least one, however fast either runs
+                        with backups:
+                            before = taken
+                            backups.wait_for(lambda: taken > before or taken >= MAX_BACKUPS, timeout=120)
             except BaseException as exc:  # reported by the main thread
                 failed.append(exc)
 
         writer = threading.Thread(target=load)
         writer.start()
-        taken = 0
         while writer.is_alive() and not pg.runtime.librarian.list(kind="document"):
             time.sleep(0.02)  # from the first document on
         while writer.is_alive() and taken < MAX_BACKUPS:
             pg.runtime.backup(target / f"backup-{taken}.tar")
-            taken += 1
+            with backups:
+                taken += 1
+                backups.notify_all()
             time.sleep(0.05)
         writer.join()
         if failed:
