@@ -1,6 +1,6 @@
 """Scale benchmark (issue 16): ingest speed, CPU and disk per chunk, query latency, start-up time.
 
-    .venv/bin/python bench/scale.py [--chunks 1000] [--seed 16] [--questions 50]
+    .venv/bin/python bench/scale.py [--chunks 1000] [--seed 16] [--questions 50] [--stages]
 
 Generates a corpus deterministically from ``--seed``: 2,000 made-up two-word names; documents of
 10 chunks; each ~1,000-character chunk holds 20 "A verb B." facts naming 40 distinct entities.
@@ -108,7 +108,7 @@ class CpuSplit:
         self._gc = 0.0
         self._gc_started = 0.0
         gc.callbacks.append(self._on_gc)
-        self._last = (self._store_seconds(), 0.0)
+        self._last = (self.store_seconds(), 0.0)
 
     def _on_gc(self, phase: str, _info: dict[str, Any]) -> None:
         if phase == "start":
@@ -117,7 +117,8 @@ class CpuSplit:
             self._gc += time.thread_time() - self._gc_started
 
     @staticmethod
-    def _store_seconds() -> float:
+    def store_seconds() -> float:
+        """CPU seconds the store's background threads (named ``rocksdb:…``) have used so far."""
         total, tick = 0, os.sysconf("SC_CLK_TCK")
         for task in Path("/proc/self/task").glob("*"):
             try:
@@ -134,9 +135,63 @@ class CpuSplit:
 
     def take(self) -> tuple[float, float]:
         """(store background CPU seconds, GC seconds) since the last call."""
-        now = (self._store_seconds(), self._gc)
+        now = (self.store_seconds(), self._gc)
         (store, collected), self._last = self._last, now
         return now[0] - store, now[1] - collected
+
+
+class StageCpu:
+    """CPU seconds spent inside a few write-path calls (wrapped for the run): the process's CPU time during
+    each call less what the store's background threads took meanwhile (reported apart by :class:`CpuSplit`).
+    A nested call counts in each stage it is inside (``store_add`` includes ``store_bulk``)."""
+
+    def __init__(self, targets: Sequence[tuple[str, Any, str]]) -> None:
+        self.spent: dict[str, float] = {label: 0.0 for label, _, _ in targets}
+        self._undo: list[tuple[Any, str, Any]] = []
+        for label, owner, attr in targets:
+            original = getattr(owner, attr)
+            self._undo.append((owner, attr, original))
+            setattr(owner, attr, self._timed(label, original))
+
+    def _timed(self, label: str, fn: Any) -> Any:
+        spent = self.spent
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            c0, s0 = time.process_time(), CpuSplit.store_seconds()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] += max(0.0, time.process_time() - c0 - (CpuSplit.store_seconds() - s0))
+
+        return timed
+
+    def take(self) -> dict[str, float]:
+        """CPU seconds per stage since the last call."""
+        out = dict(self.spent)
+        for label in self.spent:
+            self.spent[label] = 0.0
+        return out
+
+    def close(self) -> None:
+        """Unwrap the calls."""
+        for owner, attr, original in reversed(self._undo):
+            setattr(owner, attr, original)
+
+
+def write_stages(rt: Runtime) -> StageCpu:
+    """Wrap the ingest write path's stages: document loads, quad writes, vector upserts (records, HNSW), flushes."""
+    from usearch.index import Index
+
+    from provgraph.ingest.pipeline import DocumentLoader
+    from provgraph.store.oxigraph import OxigraphStore
+    from provgraph.vectors.records import RecordTable
+    from provgraph.vectors.usearch_index import UsearchIndex
+
+    return StageCpu([("load_file", DocumentLoader, "load_file"), ("store_bulk", OxigraphStore, "bulk_add"),
+                     ("store_add", OxigraphStore, "add"), ("store_flush", OxigraphStore, "flush"),
+                     ("embed", rt.embedder, "embed"), ("vector_upsert", UsearchIndex, "upsert"),
+                     ("records_upsert", RecordTable, "upsert"), ("hnsw_add", Index, "add"),
+                     ("vector_flush", UsearchIndex, "flush")])
 
 
 def du(path: Path) -> int:
@@ -144,13 +199,16 @@ def du(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
 
 
-def ingest(rt: Runtime, folder: Path, docs: int, rng: random.Random, names: Sequence[str]) -> list[dict[str, float]]:
-    """Load ``docs`` documents in loads of 100; one figure dict per load."""
+def ingest(rt: Runtime, folder: Path, docs: int, rng: random.Random, names: Sequence[str],
+           stages: bool = False) -> list[dict[str, float]]:
+    """Load ``docs`` documents in loads of 100; one figure dict per load (with ``stages``, CPU ms per chunk of
+    each write-path stage too)."""
     loader = rt.loader()
     pipe = rt.extraction(rt.extractors("relationships"))
     rows = []
     done = 0
     split = CpuSplit()
+    timer = write_stages(rt) if stages else None
     for start in range(0, docs, DOCS_PER_LOAD):
         files = []
         for d in range(start, min(docs, start + DOCS_PER_LOAD)):
@@ -164,17 +222,21 @@ def ingest(rt: Runtime, folder: Path, docs: int, rng: random.Random, names: Sequ
         outcomes = asyncio.run(pipe.run(chunks, only_missing=True, on_commit=rt.commit_documents))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         store_cpu, gc_cpu = split.take()
+        spent = timer.take() if timer else {}
         failed = sum(o.failed for o in outcomes)
         done += len(chunks)
         rows.append({"chunks_total": done, "chunks": len(chunks), "seconds": round(wall, 2),
                      "chunks_per_s": round(len(chunks) / wall, 1), "cpu_ms_per_chunk": round(cpu * 1000 / len(chunks), 2),
                      "of_which_store_background_ms": round(store_cpu * 1000 / len(chunks), 2),
                      "of_which_gc_ms": round(gc_cpu * 1000 / len(chunks), 2),
+                     **{f"{k}_ms": round(v * 1000 / len(chunks), 2) for k, v in spent.items()},
                      "facts": sum(o.facts for o in outcomes), "failed": failed})
         report("scale.ingest.load", **rows[-1], uptime=load_now())
         for f in files:
             f.unlink()
     split.close()
+    if timer:
+        timer.close()
     return rows
 
 
@@ -228,6 +290,8 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=50)
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--keep", type=Path, help="build the collection under this home and keep it")
+    ap.add_argument("--stages", action="store_true",
+                    help="also split each load's CPU by write-path stage (adds a little CPU of its own)")
     ap.add_argument("--queries-only", action="store_true", help="only the query figures, on the --keep collection")
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -244,7 +308,7 @@ def main() -> None:
             rt.embedder.embed(["warm up"])
             docs_dir = home / "docs"
             docs_dir.mkdir(parents=True, exist_ok=True)
-            rows = ingest(rt, docs_dir, args.chunks // CHUNKS_PER_DOC, rng, names)
+            rows = ingest(rt, docs_dir, args.chunks // CHUNKS_PER_DOC, rng, names, args.stages)
             quads = len(rt.store)
         first, last = rows[0], rows[-1]
         total_chunks = last["chunks_total"]
