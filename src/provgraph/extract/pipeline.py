@@ -26,6 +26,7 @@ import numpy as np
 from provgraph.errors import InputError, ModelError
 from provgraph.extract.base import ChunkInput, EntityInfo, Extraction, Extractor
 from provgraph.extract.derived import entity_text
+from provgraph.extract.gc_pacing import rarer_collections
 from provgraph.models.base import Embedder
 from provgraph.provenance.subgraph import subgraph_quads
 from provgraph.rdf.ids import activity_iri, subgraph_iri
@@ -148,12 +149,13 @@ class ExtractionPipeline:
                     progress(o)
             return list(outcomes)
 
-        try:
-            results = await asyncio.gather(*(one(c) for c in chunks))
-        except BaseException:
-            self._drop()  # nothing more is written: unfinished documents stay incomplete
-            raise
-        self._flush()
+        with rarer_collections():
+            try:
+                results = await asyncio.gather(*(one(c) for c in chunks))
+            except BaseException:
+                self._drop()  # nothing more is written: unfinished documents stay incomplete
+                raise
+            self._flush()
         return [o for group in results for o in group]
 
     async def _extract(self, chunk: ChunkInput, extractor: Extractor, only_missing: bool) -> ChunkOutcome:
