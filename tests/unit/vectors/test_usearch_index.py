@@ -347,3 +347,23 @@ def test_an_index_from_before_appends_and_graphs_below_the_threshold_opens_and_g
         assert idx.count() == 21 and idx.get(["e3"]) == {"e3": {"chunks": ["c3", "c9"]}}
         assert [h.id for h in idx.search(data[25], 1)] == ["e25"]
         assert idx.graph_problem() is None and (folder / "ann.usearch").is_file()
+
+
+def test_a_graph_saved_with_other_expansions_opens_and_is_searched_with_the_current_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = embedding_like(300, seed=11)
+    ids = [f"c{i}" for i in range(300)]
+    monkeypatch.setitem(usearch_index.HNSW_PARAMS, "expansion_add", 128)
+    monkeypatch.setitem(usearch_index.HNSW_PARAMS, "expansion_search", 128)
+    with open_index(tmp_path, CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        idx.upsert(ids, data, [{"n": i} for i in range(300)])
+    monkeypatch.setitem(usearch_index.HNSW_PARAMS, "expansion_add", 96)
+    monkeypatch.setitem(usearch_index.HNSW_PARAMS, "expansion_search", 144)
+    with open_index(tmp_path, CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        assert idx.graph_problem() is None
+        assert [h.id for h in idx.search(data[42], 1)] == ["c42"]
+        idx._ensure_ann()
+        assert (idx._ann.connectivity, idx._ann.expansion_add, idx._ann.expansion_search) == (16, 96, 144)
+        idx.upsert(["late"], data[7:8] + 0.01, [{"n": -1}])
+        assert idx.count() == 301
