@@ -200,10 +200,11 @@ class ExtractionPipeline:
         part-way leaves no chunk marked done, so the next load extracts them again, and replacing
         a subgraph of the same (deterministic) IRI removes whatever part of it was written.
         """
-        quads, self._quads = self._quads, []
+        batch, self._quads = self._quads, []
         self._subgraphs.clear()
-        if not quads:
+        if not batch:
             return
+        quads = list(dict.fromkeys(batch))  # an entity's label comes with every chunk naming it: write it once
         kind, subgraph = RDF.type.value, TG.Subgraph.value
         is_mark = [q.p.value == kind and isinstance(q.o, Iri) and q.o.value == subgraph for q in quads]
         self.store.bulk_add([q for q, mark in zip(quads, is_mark) if not mark])
