@@ -54,6 +54,12 @@ def _minted(base: str, prefix: str, label: str) -> tuple[Iri, str]:
     return Iri(base + prefix + _segment(clean)), clean
 
 
+@lru_cache(maxsize=65_536)
+def _label_quad(iri: Iri, label: str) -> Quad:
+    """``(iri, rdfs:label, "label")`` (an entity's label comes with every chunk naming it: built once)."""
+    return Quad(iri, RDFS.label, Literal(label))
+
+
 class FactBuilder:
     """Mints entity and predicate IRIs and collects facts, labels and entities of one extraction."""
 
@@ -123,4 +129,4 @@ class FactBuilder:
 
     def label_quads(self) -> tuple[Quad, ...]:
         """``rdfs:label`` for every entity and minted predicate (default graph)."""
-        return tuple(Quad(iri, RDFS.label, Literal(label)) for iri, label in self.labels.items())
+        return tuple(_label_quad(iri, label) for iri, label in self.labels.items())
