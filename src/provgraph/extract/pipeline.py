@@ -204,7 +204,9 @@ class ExtractionPipeline:
         self._subgraphs.clear()
         if not batch:
             return
-        quads = list(dict.fromkeys(batch))  # an entity's label comes with every chunk naming it: write it once
+        # an entity's label quad, one object (extract/entities.py), comes with every chunk naming it: write it once
+        # (by identity: hashing 10^5 quads would cost more than writing the duplicates)
+        quads = list({id(q): q for q in batch}.values())
         kind, subgraph = RDF.type.value, TG.Subgraph.value
         is_mark = [q.p.value == kind and isinstance(q.o, Iri) and q.o.value == subgraph for q in quads]
         self.store.bulk_add([q for q, mark in zip(quads, is_mark) if not mark])
