@@ -66,6 +66,7 @@ from provgraph.retrieval.graph_walk import (
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
 from provgraph.retrieval.labels import LabelCache, all_labels
 from provgraph.retrieval.markers import graph_rag_citations
+from provgraph.retrieval.read_cache import ReadCache
 from provgraph.retrieval.sources import edge_sources
 from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,
@@ -192,6 +193,7 @@ class GraphRag:
         self._labels: dict[Any, str] = {}  # labels of terms seen, shared by requests...
         self._labels_of = -1  # ... while the knowledge graph stays at this generation
         self._labels_complete = False  # every label of the graph was read at once
+        self._reads = ReadCache(store)  # chunk facts and edge-text vectors, shared by requests
 
     def _label_cache(self) -> LabelCache:
         generation = self.store.knowledge_generation
@@ -238,7 +240,8 @@ class GraphRag:
         p = self.params
         facts: list[TripleTerm] = []
         if run.chunks:  # the best passages' facts first (up to half the budget), then the walk
-            run.chunk_facts = facts_by_chunk(self.store, [Iri(r.id) for r in run.chunks])
+            run.chunk_facts = facts_by_chunk(self.store, [Iri(r.id) for r in run.chunks],
+                                            cache=self._reads.facts())
             facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2,
                                 known=run.chunk_facts)
         edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size),
@@ -287,7 +290,7 @@ class GraphRag:
             run.grounding, question=run.question_iri, concepts=run.concepts, llm=self._record(run, reply.usage)))
 
     async def _select(self, run: _Run, question: np.ndarray, edges: list[LabelledEdge]) -> Selection:
-        scores = similarities(self.embedder, question, edges)
+        scores = similarities(self.embedder, question, edges, cache=self._reads.vectors)
         similarity = {e.edge: float(v) for e, v in zip(edges, scores)}
         if self.retriever is not None and edges:
             scores = boost_scores(
