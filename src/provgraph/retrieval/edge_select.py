@@ -121,7 +121,7 @@ def similarities(embedder: Embedder, question: np.ndarray, edges: Sequence[Label
     texts = [e.text for e in edges]
     if cache is None:
         return embedder.embed(texts) @ question
-    known = {t: cache[t] for t in texts if t in cache}
+    known = {t: v for t in texts if (v := cache.get(t)) is not None}
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     if missing:
         known.update(zip(missing, embedder.embed(missing)))

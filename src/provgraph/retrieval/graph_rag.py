@@ -64,7 +64,7 @@ from provgraph.retrieval.graph_walk import (
     walk,
 )
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
-from provgraph.retrieval.labels import LabelCache, all_labels
+from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.markers import graph_rag_citations
 from provgraph.retrieval.read_cache import ReadCache
 from provgraph.retrieval.sources import edge_sources
@@ -86,7 +86,6 @@ from provgraph.vectors.base import VectorIndex
 __all__ = ["GraphRag", "GraphRagParams", "GROUNDING_SCHEMA"]
 
 Clock = Callable[[], datetime]
-_MAX_LABELS = 200_000
 _POOL = 8  # chunks of the selected edges an extractive answer quotes from, best hybrid-ranked first
 
 GROUNDING_SCHEMA: dict[str, Any] = {
@@ -166,7 +165,10 @@ class _Run:
 
 
 class GraphRag:
-    """Answers questions from the knowledge graph and explains each step as it goes."""
+    """Answers questions from the knowledge graph and explains each step as it goes.
+
+    ``reads`` (the runtime's) shares what questions read again between the engines on one store.
+    """
 
     def __init__(
         self,
@@ -180,6 +182,7 @@ class GraphRag:
         clock: Clock = _utcnow,
         trace: bool = True,
         retriever: HybridRetriever | None = None,
+        reads: ReadCache | None = None,
     ) -> None:
         self.retriever = retriever
         self.store = store
@@ -190,19 +193,7 @@ class GraphRag:
         self.params = params or GraphRagParams()
         self.clock = clock
         self.trace = trace
-        self._labels: dict[Any, str] = {}  # labels of terms seen, shared by requests...
-        self._labels_of = -1  # ... while the knowledge graph stays at this generation
-        self._labels_complete = False  # every label of the graph was read at once
-        self._reads = ReadCache(store)  # chunk facts and edge-text vectors, shared by requests
-
-    def _label_cache(self) -> LabelCache:
-        generation = self.store.knowledge_generation
-        if generation != self._labels_of or len(self._labels) > _MAX_LABELS:
-            self._labels_of = generation
-            every = all_labels(self.store, _MAX_LABELS // 2)
-            self._labels = every if every is not None else {}
-            self._labels_complete = every is not None
-        return LabelCache(self.store, self._labels, complete=self._labels_complete)
+        self._reads = reads if reads is not None else ReadCache(store)  # labels, chunk facts, edge vectors
 
     async def ask(
         self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
@@ -214,7 +205,7 @@ class GraphRag:
         """
         sid = session_id or ids.new_session_id()
         writer = TraceWriter(self.store, enabled=self.trace)
-        run = _Run(sid, question, ids.question_iri(sid), writer, self._label_cache(),
+        run = _Run(sid, question, ids.question_iri(sid), writer, self._reads.labels(),
                    deadline=Deadline(self.params.question_deadline))
         try:
             async for event in self._steps(run, informed_by):

@@ -126,7 +126,7 @@ def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri], *,
     those read.
     """
     unique = list(dict.fromkeys(chunks))
-    known = {} if cache is None else {c: cache[c] for c in unique if c in cache}
+    known = {} if cache is None else {c: f for c in unique if (f := cache.get(c)) is not None}
     found: dict[Iri, list[TripleTerm]] = {c: list(known.get(c, ())) for c in unique}
     missing = [c for c in unique if c not in known]
     if not missing:
