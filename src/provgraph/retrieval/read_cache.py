@@ -20,7 +20,7 @@ from provgraph.store.oxigraph import OxigraphStore
 __all__ = ["ReadCache", "Bounded"]
 
 
-class Bounded(dict):  # type: ignore[type-arg]
+class Bounded(dict[Any, Any]):
     """A dict that empties itself before it would hold more than ``limit`` entries (see :meth:`room`)."""
 
     def __init__(self, limit: int) -> None:
