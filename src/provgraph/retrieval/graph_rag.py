@@ -302,7 +302,7 @@ class GraphRag:
     async def _synthesise(
         self, run: _Run, question: np.ndarray, chosen: list[LabelledEdge], focus: Iri
     ) -> AsyncIterator[Event]:
-        found = edge_sources(self.store, [e.edge for e in chosen], evidence=True)
+        found = edge_sources(self.store, [e.edge for e in chosen], evidence=True, cache=self._reads.sources())
         unsourced = sum(1 for e in chosen if not found.get(e.edge))
         if unsourced:
             run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")

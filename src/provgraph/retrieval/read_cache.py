@@ -2,10 +2,11 @@
 
 One :class:`ReadCache` serves every GraphRAG engine of a runtime (the API makes one engine per
 request). ``labels`` (term → label) are read whole again once the knowledge graph changed
-(``store.knowledge_generation``). ``facts`` (chunk → the facts extracted from it, read from
-``urn:graph:source``) is emptied as soon as the store takes a write that may touch a graph other
-than the traces' (``store.source_generation``): a document loaded, replaced or removed never
-leaves a stale fact behind, while the trace a question writes keeps them. ``vectors`` (edge text →
+(``store.knowledge_generation``). ``facts`` (chunk → the facts extracted from it) and ``sources``
+(edge → its sources), both read from ``urn:graph:source``, are emptied as soon as the store takes
+a write that may touch a graph other than the traces' (``store.source_generation``): a document
+loaded, replaced or removed never leaves a stale fact or source behind, while the trace a question
+writes keeps them. ``vectors`` (edge text →
 its embedding) depends on the text alone (one embedder per runtime), so only its size bounds it.
 Each map is emptied when it would grow past its bound.
 """
@@ -37,14 +38,15 @@ class ReadCache:
     """Labels, chunk facts and edge-text vectors shared by the GraphRAG requests on one store."""
 
     def __init__(self, store: OxigraphStore, *, max_labels: int = 200_000, max_chunks: int = 5_000,
-                 max_vectors: int = 10_000) -> None:
+                 max_edges: int = 5_000, max_vectors: int = 10_000) -> None:
         self.store = store
         self._max_labels = max_labels
         self._labels: dict[Any, str] = {}
         self._labels_of = -1
         self._labels_complete = False  # every label of the graph was read at once
         self._facts: Bounded = Bounded(max_chunks)
-        self._facts_of = store.source_generation
+        self._sources: Bounded = Bounded(max_edges)
+        self._sources_of = store.source_generation  # of both maps
         self.vectors: Bounded = Bounded(max_vectors)  # edge text -> unit vector (float32)
 
     def labels(self) -> LabelCache:
@@ -59,8 +61,18 @@ class ReadCache:
 
     def facts(self) -> Bounded:
         """Chunk → facts, as :func:`~provgraph.retrieval.graph_walk.facts_by_chunk` read them, for the store as it is now."""
-        generation = self.store.source_generation
-        if generation != self._facts_of:
-            self._facts.clear()
-            self._facts_of = generation
+        self._check_sources()
         return self._facts
+
+    def sources(self) -> Bounded:
+        """(edge, with evidence) → sources, as :func:`~provgraph.retrieval.sources.edge_sources` read them, for the
+        store as it is now."""
+        self._check_sources()
+        return self._sources
+
+    def _check_sources(self) -> None:
+        generation = self.store.source_generation
+        if generation != self._sources_of:
+            self._facts.clear()
+            self._sources.clear()
+            self._sources_of = generation

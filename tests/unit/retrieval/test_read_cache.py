@@ -47,14 +47,15 @@ def test_a_full_cache_is_emptied_before_it_grows_past_its_bound(world: World) ->
     assert list(cache) == [radium]
 
 
-def test_a_write_to_the_sources_empties_the_facts_and_a_trace_write_keeps_them() -> None:
+def test_a_write_to_the_sources_empties_the_facts_and_sources_and_a_trace_write_keeps_them() -> None:
     store = OxigraphStore()
     reads = ReadCache(store)
     reads.facts()[X] = []
+    reads.sources()[X] = []
     store.add([Quad(X, RDFS.label, Literal("a trace"), GRAPH_RETRIEVAL)])
-    assert X in reads.facts()
+    assert X in reads.facts() and X in reads.sources()
     store.add([Quad(X, RDFS.label, Literal("provenance"), GRAPH_SOURCE)])
-    assert X not in reads.facts()
+    assert X not in reads.facts() and X not in reads.sources()
     reads.facts()[X] = []
     store.apply(remove=[Quad(X, RDFS.label, Literal("provenance"), GRAPH_SOURCE)])
     assert X not in reads.facts()
@@ -106,12 +107,12 @@ def test_a_removed_document_leaves_no_stale_fact_or_source_behind(corpus_setting
         before = _sources(rt.graph_rag(), question, "r1")  # one engine per question, as the API makes them
         assert before.sources
         kept = dict(reads.facts())
-        assert kept  # the ranked chunks' facts, for the next engine
+        assert kept and reads.sources()  # the ranked chunks' facts and the sources, for the next engine
         assert _sources(rt.graph_rag(), question, "r2").sources == before.sources
         assert reads.facts() == kept  # answered from the cache (a question's trace changes nothing)
         gone = before.sources[0].document
         rt.remove_document(Iri(gone))
-        assert not reads.facts()
+        assert not reads.facts() and not reads.sources()
         after = _sources(rt.graph_rag(), question, "r3")
         assert gone not in {s.document for s in after.sources}
         fresh = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, None, retriever=rt.retriever())
