@@ -193,7 +193,7 @@ class GraphRag:
         self.params = params or GraphRagParams()
         self.clock = clock
         self.trace = trace
-        self._reads = reads if reads is not None else ReadCache(store)  # labels, chunk facts, edge vectors
+        self._reads = reads if reads is not None else ReadCache(store)  # labels, facts, sources, vectors
 
     async def ask(
         self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
