@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.retrieval.document_rag import DocumentRag
     from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
     from provgraph.retrieval.hybrid import HybridRetriever
+    from provgraph.retrieval.read_cache import ReadCache
     from provgraph.store.oxigraph import OxigraphStore
     from provgraph.vectors.usearch_index import UsearchIndex
 
@@ -294,7 +295,14 @@ class Runtime:
 
         return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
                         params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces,
-                        retriever=self.retriever())
+                        retriever=self.retriever(), reads=self._graph_reads)
+
+    @cached_property
+    def _graph_reads(self) -> ReadCache:
+        """What GraphRAG questions read again, shared by every engine of this runtime."""
+        from provgraph.retrieval.read_cache import ReadCache
+
+        return ReadCache(self.store)
 
     def document_rag(self) -> DocumentRag:
         """The Document RAG engine."""

@@ -126,6 +126,7 @@ class _WordTokens:
         if missing:
             if len(ids) + len(missing) > self._MAX_WORDS:
                 ids.clear()
+                missing = list(dict.fromkeys(w for words in split for w in words if w))  # all of them, now
             encoded = self._tokenizer.encode_batch_fast(missing, add_special_tokens=False)
             ids.update(zip(missing, (e.ids for e in encoded)))
         truncation = self._tokenizer.truncation

@@ -24,6 +24,7 @@ from provgraph.models.base import ChatModel, Embedder, Message, Usage, system, u
 from provgraph.models.jsonrepair import parse_jsonl
 from provgraph.rdf.terms import TripleTerm
 from provgraph.retrieval.labels import LabelCache
+from provgraph.retrieval.read_cache import Bounded
 
 __all__ = [
     "LabelledEdge",
@@ -108,11 +109,25 @@ def label_edges(edges: Sequence[TripleTerm], labels: LabelCache) -> list[Labelle
     return [LabelledEdge(e, labels.label(e.s), labels.label(e.p), labels.label(e.o)) for e in edges]
 
 
-def similarities(embedder: Embedder, question: np.ndarray, edges: Sequence[LabelledEdge]) -> np.ndarray:
-    """Cosine similarity of each edge's ``"s p o"`` text to the question vector (one embed call)."""
+def similarities(embedder: Embedder, question: np.ndarray, edges: Sequence[LabelledEdge], *,
+                 cache: Bounded | None = None) -> np.ndarray:
+    """Cosine similarity of each edge's ``"s p o"`` text to the question vector (one embed call).
+
+    ``cache`` (text → vector, for this embedder) answers the texts it holds and keeps those embedded:
+    a text's vector does not depend on the other texts embedded with it.
+    """
     if not edges:
         return np.zeros(0, dtype=np.float32)
-    return embedder.embed([e.text for e in edges]) @ question
+    texts = [e.text for e in edges]
+    if cache is None:
+        return embedder.embed(texts) @ question
+    known = {t: v for t in texts if (v := cache.get(t)) is not None}
+    missing = [t for t in dict.fromkeys(texts) if t not in known]
+    if missing:
+        known.update(zip(missing, embedder.embed(missing)))
+        cache.room(len(missing))
+        cache.update((t, known[t]) for t in missing)
+    return np.stack([known[t] for t in texts]) @ question
 
 
 def prefilter(edges: Sequence[LabelledEdge], scores: np.ndarray, limit: int) -> tuple[list[LabelledEdge], np.ndarray]:

@@ -64,8 +64,9 @@ from provgraph.retrieval.graph_walk import (
     walk,
 )
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
-from provgraph.retrieval.labels import LabelCache, all_labels
+from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.markers import graph_rag_citations
+from provgraph.retrieval.read_cache import ReadCache
 from provgraph.retrieval.sources import edge_sources
 from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,
@@ -85,7 +86,6 @@ from provgraph.vectors.base import VectorIndex
 __all__ = ["GraphRag", "GraphRagParams", "GROUNDING_SCHEMA"]
 
 Clock = Callable[[], datetime]
-_MAX_LABELS = 200_000
 _POOL = 8  # chunks of the selected edges an extractive answer quotes from, best hybrid-ranked first
 
 GROUNDING_SCHEMA: dict[str, Any] = {
@@ -165,7 +165,10 @@ class _Run:
 
 
 class GraphRag:
-    """Answers questions from the knowledge graph and explains each step as it goes."""
+    """Answers questions from the knowledge graph and explains each step as it goes.
+
+    ``reads`` (the runtime's) shares what questions read again between the engines on one store.
+    """
 
     def __init__(
         self,
@@ -179,6 +182,7 @@ class GraphRag:
         clock: Clock = _utcnow,
         trace: bool = True,
         retriever: HybridRetriever | None = None,
+        reads: ReadCache | None = None,
     ) -> None:
         self.retriever = retriever
         self.store = store
@@ -189,18 +193,7 @@ class GraphRag:
         self.params = params or GraphRagParams()
         self.clock = clock
         self.trace = trace
-        self._labels: dict[Any, str] = {}  # labels of terms seen, shared by requests...
-        self._labels_of = -1  # ... while the knowledge graph stays at this generation
-        self._labels_complete = False  # every label of the graph was read at once
-
-    def _label_cache(self) -> LabelCache:
-        generation = self.store.knowledge_generation
-        if generation != self._labels_of or len(self._labels) > _MAX_LABELS:
-            self._labels_of = generation
-            every = all_labels(self.store, _MAX_LABELS // 2)
-            self._labels = every if every is not None else {}
-            self._labels_complete = every is not None
-        return LabelCache(self.store, self._labels, complete=self._labels_complete)
+        self._reads = reads if reads is not None else ReadCache(store)  # labels, facts, sources, vectors
 
     async def ask(
         self, question: str, *, session_id: str | None = None, informed_by: Iri | None = None
@@ -212,7 +205,7 @@ class GraphRag:
         """
         sid = session_id or ids.new_session_id()
         writer = TraceWriter(self.store, enabled=self.trace)
-        run = _Run(sid, question, ids.question_iri(sid), writer, self._label_cache(),
+        run = _Run(sid, question, ids.question_iri(sid), writer, self._reads.labels(),
                    deadline=Deadline(self.params.question_deadline))
         try:
             async for event in self._steps(run, informed_by):
@@ -238,7 +231,8 @@ class GraphRag:
         p = self.params
         facts: list[TripleTerm] = []
         if run.chunks:  # the best passages' facts first (up to half the budget), then the walk
-            run.chunk_facts = facts_by_chunk(self.store, [Iri(r.id) for r in run.chunks])
+            run.chunk_facts = facts_by_chunk(self.store, [Iri(r.id) for r in run.chunks],
+                                            cache=self._reads.facts())
             facts = chunk_facts(self.store, [Iri(r.id) for r in run.chunks[:5]], limit=p.max_subgraph_size // 2,
                                 known=run.chunk_facts)
         edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size),
@@ -287,7 +281,7 @@ class GraphRag:
             run.grounding, question=run.question_iri, concepts=run.concepts, llm=self._record(run, reply.usage)))
 
     async def _select(self, run: _Run, question: np.ndarray, edges: list[LabelledEdge]) -> Selection:
-        scores = similarities(self.embedder, question, edges)
+        scores = similarities(self.embedder, question, edges, cache=self._reads.vectors)
         similarity = {e.edge: float(v) for e, v in zip(edges, scores)}
         if self.retriever is not None and edges:
             scores = boost_scores(
@@ -308,7 +302,7 @@ class GraphRag:
     async def _synthesise(
         self, run: _Run, question: np.ndarray, chosen: list[LabelledEdge], focus: Iri
     ) -> AsyncIterator[Event]:
-        found = edge_sources(self.store, [e.edge for e in chosen], evidence=True)
+        found = edge_sources(self.store, [e.edge for e in chosen], evidence=True, cache=self._reads.sources())
         unsourced = sum(1 for e in chosen if not found.get(e.edge))
         if unsourced:
             run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")

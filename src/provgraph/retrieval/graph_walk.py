@@ -17,6 +17,7 @@ import numpy as np
 
 from provgraph.rdf.terms import Iri, Literal, Quad, Term, TripleTerm
 from provgraph.rdf.vocab import SCHEMA_PREDICATES
+from provgraph.retrieval.read_cache import Bounded
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.vectors.base import VectorIndex
 
@@ -114,21 +115,30 @@ def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]
     yield from islice(_knowledge(store.match(o=term, g=None), skip), limit)
 
 
-def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, list[TripleTerm]]:
+def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri], *,
+                   cache: Bounded | None = None) -> dict[Iri, list[TripleTerm]]:
     """Every fact extracted from each chunk (its subgraphs' ``tg:contains``), in store order (one query).
 
     One query over a few chunks' subgraphs reads far less than looking edges up one by one: what
     a hybrid boost needs to know of the explored edges (which ranked chunk supports them) is read
-    from this side.
+    from this side. ``cache`` (valid for the store as it is now: see
+    :class:`~provgraph.retrieval.read_cache.ReadCache`) answers the chunks it holds, and keeps
+    those read.
     """
     unique = list(dict.fromkeys(chunks))
-    found: dict[Iri, list[TripleTerm]] = {c: [] for c in unique}
-    if not unique:
+    known = {} if cache is None else {c: f for c in unique if (f := cache.get(c)) is not None}
+    found: dict[Iri, list[TripleTerm]] = {c: list(known.get(c, ())) for c in unique}
+    missing = [c for c in unique if c not in known]
+    if not missing:
         return found
-    for r in store.select(_CHUNK_FACTS.format(values=" ".join(f"({i} {c})" for i, c in enumerate(unique)))):
+    query = _CHUNK_FACTS.format(values=" ".join(f"({i} {c})" for i, c in enumerate(missing)))
+    for r in store.select(query):
         i, fact = r.get("i"), r.get("t")
         if isinstance(fact, TripleTerm) and isinstance(i, Literal):
-            found[unique[int(i.value)]].append(fact)
+            found[missing[int(i.value)]].append(fact)
+    if cache is not None:
+        cache.room(len(missing))
+        cache.update((c, list(found[c])) for c in missing)
     return found
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from provgraph.events import Source
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.retrieval.evidence import set_evidence
+from provgraph.retrieval.read_cache import Bounded
 from provgraph.store.oxigraph import OxigraphStore
 
 __all__ = ["edge_sources", "chunk_sources"]
@@ -64,29 +65,37 @@ def _sort_key(s: Source) -> tuple[str, int, int, int, str]:
 
 
 def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm], *,
-                 evidence: bool = False) -> dict[TripleTerm, list[Source]]:
+                 evidence: bool = False, cache: Bounded | None = None) -> dict[TripleTerm, list[Source]]:
     """Every supporting source of each edge (one store query for all of them).
 
     ``evidence`` also sets each source's sentence span (as :func:`~provgraph.retrieval.evidence.with_evidence`
-    does) from its subgraph's evidence literal, read by the same query.
+    does) from its subgraph's evidence literal, read by the same query. ``cache`` (valid for the store as
+    it is now: see :class:`~provgraph.retrieval.read_cache.ReadCache`) answers the edges it holds, and keeps
+    those read: an edge's sources do not depend on the other edges asked with it.
     """
     unique = list(dict.fromkeys(edges))
-    found: dict[TripleTerm, list[Source]] = {e: [] for e in unique}
-    if not unique:
-        return found
-    query = _EDGES.format(values=" ".join(f"({i} {e})" for i, e in enumerate(unique)),
-                          chain=_CHAIN + (_EVIDENCE if evidence else ""))
-    literals: dict[str, str] = {}
-    for row in store.select(query):
-        i = row.get("i")
-        if isinstance(i, Literal):
-            edge = unique[int(i.value)]
-            found[edge].append(_source(row, edge))
-            sg, ev = row.get("sg"), row.get("ev")
-            if isinstance(sg, Iri) and isinstance(ev, Literal):
-                literals[sg.value] = ev.value
-    out = {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
-    return set_evidence(store, out, literals) if evidence else out
+    known = {} if cache is None else {e: v for e in unique if (v := cache.get((e, evidence))) is not None}
+    missing = [e for e in unique if e not in known]
+    found: dict[TripleTerm, list[Source]] = {e: [] for e in missing}
+    if missing:
+        query = _EDGES.format(values=" ".join(f"({i} {e})" for i, e in enumerate(missing)),
+                              chain=_CHAIN + (_EVIDENCE if evidence else ""))
+        literals: dict[str, str] = {}
+        for row in store.select(query):
+            i = row.get("i")
+            if isinstance(i, Literal):
+                edge = missing[int(i.value)]
+                found[edge].append(_source(row, edge))
+                sg, ev = row.get("sg"), row.get("ev")
+                if isinstance(sg, Iri) and isinstance(ev, Literal):
+                    literals[sg.value] = ev.value
+        found = {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
+        if evidence:
+            found = set_evidence(store, found, literals)
+        if cache is not None:
+            cache.room(len(missing))
+            cache.update(((e, evidence), list(v)) for e, v in found.items())
+    return {e: list(known[e]) if e in known else found[e] for e in unique}
 
 
 def chunk_sources(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, Source]:

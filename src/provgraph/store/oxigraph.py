@@ -17,7 +17,7 @@ import pyoxigraph as ox
 from provgraph.errors import QueryError, StoreError, StoreUnavailable
 from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quads_to_ox, to_ox
 from provgraph.rdf.terms import Iri, Quad, Subject, Term
-from provgraph.rdf.vocab import PREFIXES
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PREFIXES
 from provgraph.store.base import ANY, GraphSel, RdfFormat, Row, SelectResult
 
 __all__ = ["OxigraphStore", "OX_FORMATS"]
@@ -79,6 +79,7 @@ class OxigraphStore:
         self._path = path
         self.generation = 0  # bumped by every write this process makes; derived indexes compare against it
         self.knowledge_generation = 0  # bumped by writes that may touch the default graph (not by traces)
+        self.source_generation = 0  # bumped by writes that may touch any graph but the traces' (urn:graph:retrieval)
         try:
             if path is None:
                 self._store = ox.Store()
@@ -99,6 +100,8 @@ class OxigraphStore:
         self.generation += 1
         if quads is None or any(q.g is None for q in quads):
             self.knowledge_generation += 1
+        if quads is None or any(q.g != GRAPH_RETRIEVAL for q in quads):
+            self.source_generation += 1
 
     def add(self, quads: Iterable[Quad], *, atomic: bool = True) -> int:
         """Add quads in one transaction; returns how many were given.

@@ -8,7 +8,7 @@ from typing import Any
 
 from provgraph.errors import InputError
 
-__all__ = ["copy_payload", "postable", "appended", "list_items", "dump"]
+__all__ = ["copy_payload", "is_flat", "copy_flat", "postable", "appended", "list_items", "dump"]
 
 
 def copy_payload(value: Any) -> Any:
@@ -23,6 +23,16 @@ def copy_payload(value: Any) -> Any:
 
 
 _SCALARS = {str, int, float, bool, type(None)}
+
+
+def is_flat(payload: Mapping[str, Any]) -> bool:
+    """Whether every value is a scalar or a list of scalars: :func:`copy_flat` then copies it."""
+    return all(type(v) in _SCALARS or (type(v) is list and set(map(type, v)) <= _SCALARS) for v in payload.values())
+
+
+def copy_flat(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`copy_payload` of a payload :func:`is_flat` says is flat, without looking inside its lists."""
+    return {k: v.copy() if type(v) is list else v for k, v in payload.items()}
 
 
 def postable(payload: Mapping[str, Any]) -> Iterator[tuple[str, Hashable]]:

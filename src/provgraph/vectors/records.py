@@ -25,7 +25,7 @@ import numpy as np
 
 from provgraph.errors import IndexError_
 from provgraph.vectors.base import matches
-from provgraph.vectors.payloads import appended, copy_payload, dump, list_items
+from provgraph.vectors.payloads import appended, copy_flat, copy_payload, dump, is_flat, list_items
 from provgraph.vectors.postings import Postings
 
 __all__ = ["RecordTable", "Written"]
@@ -93,6 +93,8 @@ class RecordTable:
         self.ann_generation = int(meta.get("ann_generation", -1))
         self.ann_digest: str = meta.get("ann_digest", "")
         self._next_key = int(meta["next_key"])
+        self._flat: dict[int, bool] = {}  # row -> is_flat(its payload), while ``generation`` is _flat_of
+        self._flat_of = -1
         try:
             self._load()
         except (sqlite3.Error, ValueError, KeyError) as exc:
@@ -128,8 +130,15 @@ class RecordTable:
         return self._row_of_key.get(key)
 
     def record(self, row: int) -> tuple[str, dict[str, Any]]:
-        """Id and payload of ``row`` (the payload is a copy)."""
-        return self._ids[row], copy_payload(self._payloads[row])
+        """Id and payload of ``row`` (the payload is a copy; a row's shape is checked once per generation)."""
+        payload = self._payloads[row]
+        if self._flat_of != self.generation:
+            self._flat.clear()
+            self._flat_of = self.generation
+        flat = self._flat.get(row)
+        if flat is None:
+            flat = self._flat[row] = is_flat(payload)
+        return self._ids[row], copy_flat(payload) if flat else copy_payload(payload)
 
     def payload_matches(self, row: int, where: Mapping[str, Any] | None) -> bool:
         """Whether ``row``'s payload satisfies ``where``."""

@@ -51,6 +51,18 @@ def test_word_by_word_tokens_give_the_same_vectors_as_the_whole_text(default: Mo
     assert np.array_equal(default.embed(texts[::-1]), cached[::-1])  # remembered words change nothing
 
 
+def test_remembered_words_past_their_bound_are_forgotten_without_losing_a_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = Model2VecEmbedder()
+    words = embedder._model.tokenize
+    monkeypatch.setattr(type(words), "_MAX_WORDS", 4)
+    first = embedder.embed(["alpha beta gamma"])
+    both = embedder.embed(["alpha beta delta epsilon", "alpha beta gamma"])  # past the bound: all forgotten first
+    plain = Model2VecEmbedder()
+    del plain._model.tokenize
+    assert np.array_equal(both, plain.embed(["alpha beta delta epsilon", "alpha beta gamma"]))
+    assert np.array_equal(both[1], first[0])
+
+
 def test_empty_input(default: Model2VecEmbedder) -> None:
     assert default.embed([]).shape == (0, 256)
 

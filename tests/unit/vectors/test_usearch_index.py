@@ -156,6 +156,21 @@ def test_get_returns_payload_copies_of_present_ids(index: UsearchIndex) -> None:
     assert index.get(["a"]) == {"a": {"chunks": ["c1"]}}
 
 
+def test_hit_payloads_are_copies_whatever_shape_the_record_takes_on(index: UsearchIndex) -> None:
+    data = embedding_like(2, seed=15)
+    index.upsert(["a", "b"], data, [{"chunks": ["c1"], "n": 1}, {"nested": [{"k": ["x"]}]}])
+    for _ in range(2):  # the second read goes by what the first learnt of each record's shape
+        hits = {h.id: h.payload for h in index.search(data[0], 2)}
+        assert hits == {"a": {"chunks": ["c1"], "n": 1}, "b": {"nested": [{"k": ["x"]}]}}
+        hits["a"]["chunks"].append("mutated")
+        hits["b"]["nested"][0]["k"].append("mutated")
+    index.upsert(["a"], data[[0]], [{"chunks": ["c1", {"deep": ["y"]}], "n": 1}])  # an append makes it nested
+    hit = next(h for h in index.search(data[0], 2) if h.id == "a")
+    assert hit.payload == {"chunks": ["c1", {"deep": ["y"]}], "n": 1}
+    hit.payload["chunks"][1]["deep"].append("mutated")
+    assert index.get(["a", "b"]) == {"a": {"chunks": ["c1", {"deep": ["y"]}], "n": 1}, "b": {"nested": [{"k": ["x"]}]}}
+
+
 def test_upsert_replaces_same_id(index: UsearchIndex) -> None:
     data = embedding_like(20, seed=5)
     index.upsert([f"e{i}" for i in range(10)], data[:10], [payload(i) for i in range(10)])
