@@ -205,3 +205,19 @@ def test_document_rag_a_step_failing_in_the_background_ends_with_its_error_and_n
     assert [s for s in later if s in steps.values()] == [steps[s] for s in before]
     assert not rt.store.count(ids.docrag_synthesis_iri(SID), g=GRAPH_RETRIEVAL)
     assert not rt.librarian.exists(ids.docrag_answer_iri(SID).value)
+
+
+def test_document_rag_a_failure_beside_the_synthesis_write_comes_after_that_step(
+    rt: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The passages' sources are waited for while the synthesis is written: their failure follows the stored step."""
+    from provgraph.retrieval import document_rag
+
+    def broken(*args: object) -> None:
+        raise QueryError("collection corpus: query failed: gone")
+
+    monkeypatch.setattr(document_rag, "chunk_sources", broken)
+    events = doc_rag_events(rt)
+    assert [n for n in names(events) if n != "AnswerPiece"] == ["question", "exploration", "synthesis", "ErrorMessage"]
+    assert events[-1] == ErrorMessage(type="QueryError", message="collection corpus: query failed: gone", session_id=SID)
+    assert rt.store.count(ids.docrag_synthesis_iri(SID), g=GRAPH_RETRIEVAL)
