@@ -59,7 +59,7 @@ class TraceWriter:
         if not self.enabled:
             _settle(outcome, work)
             return event, outcome
-        with running(self.store.add, list(quads)) as writing:
+        with running(self.store.add, list(quads), handoff=True) as writing:
             _settle(outcome, work)
         writing.result()
         return event, outcome
