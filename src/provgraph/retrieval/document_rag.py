@@ -219,7 +219,8 @@ class DocumentRag:
             if fallback is not None or (passages and self.llm is None):
                 if fallback is not None:
                     warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
-                answer, cited = picked.result() if picked is not None else self._extract(question, query_vector, passages)
+                answer, cited = (picked.result() if picked is not None
+                                 else self._extract(question, query_vector, passages))
                 yield AnswerPiece(text=answer, end_of_stream=True)
             elif passages:
                 if not answer:
