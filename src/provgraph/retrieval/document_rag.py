@@ -247,12 +247,10 @@ class DocumentRag:
                     reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
                 ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages]))
             recorded.result()
-            # the sources are waited for (and traced to their passages) while the step is written
-            event, traced = self.trace.beside("synthesis", a, quads,
-                                              lambda: self._sources(cited or passages, reading.result()))
-            yield event
-        yield Final(session_id=sid, answer=answer, sources=traced.result(), usage=tally.total(),
-                    warnings=tuple(warnings))
+            yield self.trace.step("synthesis", a, quads)
+            found = reading.result()
+        yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages, found),
+                    usage=tally.total(), warnings=tuple(warnings))
 
     def _retrieve(self, question: str) -> tuple[np.ndarray, list[Passage]]:
         """The question's vector and the passages found for it."""

@@ -207,10 +207,10 @@ def test_document_rag_a_step_failing_in_the_background_ends_with_its_error_and_n
     assert not rt.librarian.exists(ids.docrag_answer_iri(SID).value)
 
 
-def test_document_rag_a_failure_beside_the_synthesis_write_comes_after_that_step(
+def test_document_rag_a_failure_reading_the_sources_comes_after_the_stored_synthesis(
     rt: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The passages' sources are waited for while the synthesis is written: their failure follows the stored step."""
+    """The passages' sources are read beside the steps: their failure follows the stored synthesis step."""
     from provgraph.retrieval import document_rag
 
     def broken(*args: object) -> None:
