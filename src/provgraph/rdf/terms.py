@@ -38,6 +38,8 @@ _XSD = "http://www.w3.org/2001/XMLSchema#"
 # Characters RFC 3987 forbids in an IRI (and N-Triples' IRIREF rejects).
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+# the two checks above in one pass (a scheme's own characters are never forbidden)
+_VALID_IRI = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^\x00-\x20<>"{}|^`\\]*')
 _LANG = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
 _BNODE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 
@@ -49,6 +51,10 @@ class Iri:
     value: str
 
     def __post_init__(self) -> None:
+        if type(self.value) is not str or not _VALID_IRI.fullmatch(self.value):
+            self._check()
+
+    def _check(self) -> None:
         if not _SCHEME.match(self.value) or _IRI_FORBIDDEN.search(self.value):
             raise InputError(f"not a valid absolute IRI: {self.value!r} (use rdf.mint_iri for arbitrary text)")
 
@@ -90,6 +96,10 @@ class Literal:
     datatype: Iri | None = None
 
     def __post_init__(self) -> None:
+        if self.language is None and type(self.value) is str:  # the common case: plain or typed
+            if self.datatype is not None and self.datatype == XSD_STRING:
+                object.__setattr__(self, "datatype", None)
+            return
         if not isinstance(self.value, str):
             raise InputError(f"literal value must be text, got {type(self.value).__name__}")
         if self.language is not None:
@@ -178,7 +188,13 @@ class TripleTerm:
         return f"<<( {self.s} {self.p} {self.o} )>>"
 
 
+_SUBJECTS = frozenset({Iri, BlankNode})
+_OBJECTS = frozenset({Iri, BlankNode, Literal, TripleTerm})
+
+
 def _check_triple(s: object, p: object, o: object) -> None:
+    if type(p) is Iri and type(s) in _SUBJECTS and type(o) in _OBJECTS:  # exact types: no need to look further
+        return
     if not isinstance(s, (Iri, BlankNode)):
         raise InputError(f"a triple's subject must be an IRI or blank node, got {s!r}")
     if not isinstance(p, Iri):
@@ -202,7 +218,7 @@ class Quad:
 
     def __post_init__(self) -> None:
         _check_triple(self.s, self.p, self.o)
-        if self.g is not None and not isinstance(self.g, Iri):
+        if self.g is not None and type(self.g) is not Iri and not isinstance(self.g, Iri):
             raise InputError(f"a graph name must be an IRI, got {self.g!r}")
 
     @property

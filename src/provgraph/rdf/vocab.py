@@ -39,6 +39,9 @@ class Namespace:
         self._prefix = prefix
         self._base = base
         self._terms = {name: Iri(base + name) for name in names}
+        # found by plain attribute lookup (``__getattr__`` only runs for undeclared names)
+        self.__dict__.update({n: t for n, t in self._terms.items()
+                              if not n.startswith("_") and not hasattr(type(self), n)})
 
     @property
     def base(self) -> str:

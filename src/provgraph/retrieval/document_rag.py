@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -174,18 +175,26 @@ class DocumentRag:
         q = docrag_question_iri(sid)
         deadline = Deadline(self.question_deadline)
         started = self.clock()
-        yield self.trace.step("question", q, docrag_question_quads(q, query=question, started=started,
-                                                                    informed_by=informed_by))
-        query_vector = self.embedder.embed([question])[0]
-        passages = self._retrieve(question, query_vector)
+        # the question is written while the passages are found
+        event, retrieved = self.trace.beside("question", q, docrag_question_quads(
+            q, query=question, started=started, informed_by=informed_by), lambda: self._retrieve(question))
+        yield event
+        query_vector, passages = retrieved.result()
         x = docrag_exploration_iri(sid)
         choices = [ChunkChoice(chunk_selection_iri(x, p.rank), p.chunk, p.rank, p.score, p.retriever)
                    for p in passages]
         # the passages' sources are read while the steps are written and the answer is made
         with running(chunk_sources, self.store, [p.chunk for p in passages]) as reading:
-            yield self.trace.step("exploration", x, docrag_exploration_quads(
+            explored = docrag_exploration_quads(
                 x, question=q, chunks=[p.chunk for p in passages], embedding_model=self.embedder.name,
-            ) + chunk_selection_quads(x, choices))
+            ) + chunk_selection_quads(x, choices)
+            picked: Future[tuple[str, list[Passage]]] | None = None
+            if passages and self.llm is None:  # the extractive answer is picked while the step is written
+                event, picked = self.trace.beside("exploration", x, explored,
+                                                  lambda: self._extract(question, query_vector, passages))
+            else:  # a model is asked next: only once the step is stored
+                event = self.trace.step("exploration", x, explored)
+            yield event
             tally = UsageTally()
             warnings: list[str] = []
             call: LlmCall | None = None
@@ -210,7 +219,8 @@ class DocumentRag:
             if fallback is not None or (passages and self.llm is None):
                 if fallback is not None:
                     warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
-                answer, cited = self._extract(question, query_vector, passages)
+                answer, cited = (picked.result() if picked is not None
+                                 else self._extract(question, query_vector, passages))
                 yield AnswerPiece(text=answer, end_of_stream=True)
             elif passages:
                 if not answer:
@@ -242,7 +252,12 @@ class DocumentRag:
         yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages, found),
                     usage=tally.total(), warnings=tuple(warnings))
 
-    def _retrieve(self, question: str, query_vector: np.ndarray) -> list[Passage]:
+    def _retrieve(self, question: str) -> tuple[np.ndarray, list[Passage]]:
+        """The question's vector and the passages found for it."""
+        query_vector = self.embedder.embed([question])[0]
+        return query_vector, self._passages(question, query_vector)
+
+    def _passages(self, question: str, query_vector: np.ndarray) -> list[Passage]:
         """The top chunks whose text the librarian has, ranked 1..n (hybrid when a retriever is set)."""
         if self.doc_limit <= 0:
             return []

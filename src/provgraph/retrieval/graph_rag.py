@@ -28,7 +28,7 @@ import numpy as np
 
 from provgraph.config import Settings
 from provgraph.errors import InputError, ModelError
-from provgraph.events import AnswerPiece, ErrorMessage, Event, Final
+from provgraph.events import AnswerPiece, ErrorMessage, Event, Final, Source
 from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Embedder, Usage, system, user
 from provgraph.provenance.citations import citation_quads
@@ -54,6 +54,7 @@ from provgraph.retrieval.edge_select import (
     similarities,
 )
 from provgraph.retrieval.answer_pick import pick_sentences, question_parts
+from provgraph.retrieval.background import running
 from provgraph.retrieval.graph_paths import boost_scores
 from provgraph.retrieval.graph_walk import (
     WalkLimits,
@@ -216,16 +217,42 @@ class GraphRag:
     async def _steps(self, run: _Run, informed_by: Iri | None) -> AsyncIterator[Event]:
         if not run.question.strip():
             raise InputError("the question is empty")
-        yield run.writer.step("question", run.question_iri, question_quads(
-            run.question_iri, query=run.question, started=self.clock(), informed_by=informed_by))
-        if self.params.grounding:
-            if self.llm is None:
+        asked = question_quads(run.question_iri, query=run.question, started=self.clock(), informed_by=informed_by)
+        if self.params.grounding and self.llm is not None:  # the model is asked only once the question is stored
+            yield run.writer.step("question", run.question_iri, asked)
+            try:
+                yield await asyncio.wait_for(self._ground(run, self.llm), max(run.remaining(), 0.001))
+            except (ModelError, TimeoutError) as exc:
+                run.warnings.append(f"grounding skipped: {why(exc)}")
+            vectors, seeds, edges = self._explore(run)
+        else:
+            if self.params.grounding:
                 run.warnings.append("grounding skipped: no LLM configured")
-            else:
-                try:
-                    yield await asyncio.wait_for(self._ground(run, self.llm), max(run.remaining(), 0.001))
-                except (ModelError, TimeoutError) as exc:
-                    run.warnings.append(f"grounding skipped: {why(exc)}")
+            # each step is written while the next stage computes (up to its model call)
+            event, explored = run.writer.beside("question", run.question_iri, asked, lambda: self._explore(run))
+            yield event
+            vectors, seeds, edges = explored.result()
+        exploration = ids.exploration_iri(run.sid)
+        event, candidates = run.writer.beside("exploration", exploration, exploration_quads(
+            exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,
+            derived_from=run.grounding, embedding_model=self.embedder.name),
+            lambda: self._candidates(run, vectors[0], label_edges(edges, run.labels)))
+        yield event
+        selection = await self._select(run, *candidates.result())
+        focus = ids.focus_iri(run.sid)
+        choices = [EdgeChoice(ids.edge_selection_iri(run.sid, i), s.edge.edge, s.reasoning, s.score)
+                   for i, s in enumerate(selection.chosen)]
+        chosen = [s.edge for s in selection.chosen]
+        event, found = run.writer.beside("focus", focus, focus_quads(
+            focus, question=run.question_iri, exploration=exploration, selections=choices,
+            llm=self._record(run, selection.usage), embedding_model=self.embedder.name),
+            lambda: edge_sources(self.store, [e.edge for e in chosen], evidence=True, cache=self._reads.sources()))
+        yield event
+        async for later in self._synthesise(run, vectors[0], chosen, focus, found.result()):
+            yield later
+
+    def _explore(self, run: _Run) -> tuple[np.ndarray, list[Iri], list[TripleTerm]]:
+        """The question's vectors, the seed entities and the edges walked from them."""
         vectors = self.embedder.embed([run.question, *run.concepts])
         seeds = self._seeds(run, vectors)
         p = self.params
@@ -237,19 +264,7 @@ class GraphRag:
                                 known=run.chunk_facts)
         edges = walk(self.store, seeds, WalkLimits(p.max_path_length, p.triple_limit, p.max_subgraph_size),
                      first=facts)
-        exploration = ids.exploration_iri(run.sid)
-        yield run.writer.step("exploration", exploration, exploration_quads(
-            exploration, question=run.question_iri, edge_count=len(edges), entities=seeds,
-            derived_from=run.grounding, embedding_model=self.embedder.name))
-        selection = await self._select(run, vectors[0], label_edges(edges, run.labels))
-        focus = ids.focus_iri(run.sid)
-        choices = [EdgeChoice(ids.edge_selection_iri(run.sid, i), s.edge.edge, s.reasoning, s.score)
-                   for i, s in enumerate(selection.chosen)]
-        yield run.writer.step("focus", focus, focus_quads(
-            focus, question=run.question_iri, exploration=exploration, selections=choices,
-            llm=self._record(run, selection.usage), embedding_model=self.embedder.name))
-        async for event in self._synthesise(run, vectors[0], [s.edge for s in selection.chosen], focus):
-            yield event
+        return vectors, seeds, edges
 
     def _seeds(self, run: _Run, vectors: np.ndarray) -> list[Iri]:
         """Entities to start from: hybrid (names in the question, then lexical + dense) or dense only."""
@@ -280,7 +295,10 @@ class GraphRag:
         return run.writer.step("grounding", run.grounding, grounding_quads(
             run.grounding, question=run.question_iri, concepts=run.concepts, llm=self._record(run, reply.usage)))
 
-    async def _select(self, run: _Run, question: np.ndarray, edges: list[LabelledEdge]) -> Selection:
+    def _candidates(
+        self, run: _Run, question: np.ndarray, edges: list[LabelledEdge]
+    ) -> tuple[list[LabelledEdge], np.ndarray, dict[TripleTerm, float]]:
+        """The edges worth choosing from, their scores, and each edge's similarity to the question."""
         scores = similarities(self.embedder, question, edges, cache=self._reads.vectors)
         similarity = {e.edge: float(v) for e, v in zip(edges, scores)}
         if self.retriever is not None and edges:
@@ -290,6 +308,11 @@ class GraphRag:
                 chunk_rank={r.id: i for i, r in enumerate(run.chunks, start=1)},
                 edge_chunks=supporting_chunks(run.chunk_facts))  # only ranked chunks count
         edges, scores = prefilter(edges, scores, self.params.edge_score_limit)
+        return edges, scores, similarity
+
+    async def _select(
+        self, run: _Run, edges: list[LabelledEdge], scores: np.ndarray, similarity: dict[TripleTerm, float]
+    ) -> Selection:
         if self.llm is None:
             return select_by_similarity(edges, scores, self.params.edge_limit, self.params.min_similarity,
                                         similarity=similarity)
@@ -300,9 +323,8 @@ class GraphRag:
         return selection
 
     async def _synthesise(
-        self, run: _Run, question: np.ndarray, chosen: list[LabelledEdge], focus: Iri
+        self, run: _Run, question: np.ndarray, chosen: list[LabelledEdge], focus: Iri, found: dict[TripleTerm, list[Source]]
     ) -> AsyncIterator[Event]:
-        found = edge_sources(self.store, [e.edge for e in chosen], evidence=True, cache=self._reads.sources())
         unsourced = sum(1 for e in chosen if not found.get(e.edge))
         if unsourced:
             run.warnings.append(f"{unsourced} selected edge(s) have no recorded source")
@@ -351,15 +373,18 @@ class GraphRag:
             in_answer = [c for c, m in citations.by_chunk.items() if m in answer]
             citations = cited_only(citations, in_answer) if in_answer else citations
         document = ids.graph_rag_answer_iri(run.sid)
-        if run.writer.enabled:
-            self.librarian.add([NewRecord(document.value, "answer", answer, title=run.question)])
         synthesis = ids.synthesis_iri(run.sid)
-        selections = [(ids.edge_selection_iri(run.sid, i), e.edge) for i, e in enumerate(chosen)]
-        cited = graph_rag_citations(synthesis, answer, citations.by_chunk, citations.by_edge, selections)
-        yield run.writer.step("synthesis", synthesis, synthesis_quads(
-            synthesis, question=run.question_iri, derived_from=focus, document=document, content=answer, llm=call,
-            reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
-        ) + citation_quads(synthesis, cited))
+        # the answer record commits while the synthesis step is built; the step is written once the record is durable
+        record = NewRecord(document.value, "answer", answer, title=run.question)
+        with running(self.librarian.add, [record] if run.writer.enabled else []) as recorded:
+            selections = [(ids.edge_selection_iri(run.sid, i), e.edge) for i, e in enumerate(chosen)]
+            cited = graph_rag_citations(synthesis, answer, citations.by_chunk, citations.by_edge, selections)
+            quads = synthesis_quads(
+                synthesis, question=run.question_iri, derived_from=focus, document=document, content=answer,
+                llm=call, reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
+            ) + citation_quads(synthesis, cited)
+        recorded.result()
+        yield run.writer.step("synthesis", synthesis, quads)
         yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
                     warnings=tuple(run.warnings))
 

@@ -1,18 +1,30 @@
-"""Writing a trace step: the same quads go to ``urn:graph:retrieval`` and into the stream."""
+"""Writing a trace step: the same quads go to ``urn:graph:retrieval`` and into the stream.
+
+A step is written in its own transaction, either before the engine goes on (:meth:`TraceWriter.step`)
+or on a worker thread while the engine computes its next stage (:meth:`TraceWriter.beside`: RocksDB
+commits without the GIL). Either way the step's ``Explain`` event is handed back only once the step is
+stored, a failed write raises its own error before anything else, and a step is never started while
+the one before it is still being written, so a failed write leaves no later step in the store.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from provgraph.events import Explain, Usage
 from provgraph.models.base import Usage as CallUsage
 from provgraph.provenance.common import LlmCall
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL
+from provgraph.retrieval.background import running
 from provgraph.store.oxigraph import OxigraphStore
 
 __all__ = ["TraceWriter", "UsageTally", "llm_call"]
+
+T = TypeVar("T")
 
 
 def llm_call(usage: CallUsage) -> LlmCall:
@@ -29,10 +41,40 @@ class TraceWriter:
 
     def step(self, step: str, iri: Iri, quads: Sequence[Quad]) -> Explain:
         """Store the step's quads (all in ``urn:graph:retrieval``) and make its event."""
-        assert all(q.g is GRAPH_RETRIEVAL or q.g == GRAPH_RETRIEVAL for q in quads), "trace quads belong in urn:graph:retrieval"
+        event = _event(step, iri, quads)
         if self.enabled:
             self.store.add(quads)
-        return Explain(step=step, explain_id=iri.value, triples=tuple(quads))
+        return event
+
+    def beside(self, step: str, iri: Iri, quads: Sequence[Quad], work: Callable[[], T]) -> tuple[Explain, Future[T]]:
+        """Store the step on a worker while ``work()`` runs here; returns once both are done.
+
+        Gives the step's event and ``work``'s outcome (its value or its exception, raised by
+        ``result()``): the caller yields the event first, then reads the outcome, so the events are
+        those of writing the step before doing the work. A failed write raises its error here, whatever
+        ``work`` did (it came first).
+        """
+        event = _event(step, iri, quads)
+        outcome: Future[T] = Future()
+        if not self.enabled:
+            _settle(outcome, work)
+            return event, outcome
+        with running(self.store.add, list(quads), handoff=True) as writing:
+            _settle(outcome, work)
+        writing.result()
+        return event, outcome
+
+
+def _event(step: str, iri: Iri, quads: Sequence[Quad]) -> Explain:
+    assert all(q.g is GRAPH_RETRIEVAL or q.g == GRAPH_RETRIEVAL for q in quads), "trace quads belong in urn:graph:retrieval"
+    return Explain(step=step, explain_id=iri.value, triples=tuple(quads))
+
+
+def _settle(outcome: Future[T], work: Callable[[], T]) -> None:
+    try:
+        outcome.set_result(work())
+    except Exception as exc:  # kept for the caller to raise once the step's event is out
+        outcome.set_exception(exc)
 
 
 @dataclass

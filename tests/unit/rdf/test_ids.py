@@ -64,3 +64,11 @@ def test_vocabulary_is_closed() -> None:
     assert TG.contains.value == "https://trustgraph.ai/ns/contains"
     with pytest.raises(AttributeError, match="tg: has no term 'contain'"):
         TG.contain  # noqa: B018
+
+
+def test_a_term_named_like_a_namespace_method_leaves_the_method_alone() -> None:
+    from provgraph.rdf.vocab import Namespace
+
+    ns = Namespace("x", "urn:x:", ["terms", "base", "item", "_terms"])
+    assert ns.item.value == "urn:x:item" and ns["terms"].value == "urn:x:terms" and ns.base == "urn:x:"
+    assert set(ns.terms()) == {"terms", "base", "item", "_terms"}

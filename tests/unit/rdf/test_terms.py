@@ -55,6 +55,29 @@ def test_invalid_iris_are_rejected(bad: str) -> None:
         Iri(bad)
 
 
+@pytest.mark.parametrize("bad", ["urn:a b", "urn:a\\b", "urn:a^b", "1urn:a", ":a", "urn:a|b", "urn:a\x7f\x00"])
+def test_the_one_pass_iri_check_agrees_with_the_two_rules(bad: str) -> None:
+    """Scheme first, then no forbidden character anywhere: the quick check rejects exactly what they reject."""
+    with pytest.raises(InputError, match="not a valid absolute IRI"):
+        Iri(bad)
+    assert Iri("urn:a%20b#frag?q=1").value == "urn:a%20b#frag?q=1" and Iri("a+b.c-d:").value == "a+b.c-d:"
+
+
+def test_quads_check_every_position_whatever_the_argument_types() -> None:
+    class Named(Iri):
+        pass
+
+    assert Quad(Named("urn:s"), Named("urn:p"), Named("urn:o"), Named("urn:g")).g.value == "urn:g"  # type: ignore[union-attr]
+    with pytest.raises(InputError, match="a graph name must be an IRI"):
+        Quad(Iri("urn:s"), Iri("urn:p"), Iri("urn:o"), "urn:g")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="not an RDF term"):
+        Quad(Iri("urn:s"), Iri("urn:p"), "o")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="literal value must be text"):
+        Literal(3)  # type: ignore[arg-type]
+    assert Literal("x", datatype=XSD_STRING).datatype is None
+    assert Literal("3", datatype=XSD_INTEGER).datatype == XSD_INTEGER
+
+
 def test_triple_term_positions_are_checked() -> None:
     with pytest.raises(InputError, match="subject"):
         TripleTerm(Literal("s"), Iri("urn:p"), Literal("o"))  # type: ignore[arg-type]

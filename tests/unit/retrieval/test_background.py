@@ -77,3 +77,25 @@ def test_a_call_failing_on_a_worker_drops_what_its_frames_held_on_that_worker() 
     with pytest.raises(OSError, match="Corruption"):
         beside.result()
     assert len(lives) == 1 and lives[0][0].startswith("provgraph-io") and lives[0][0] == lives[0][1], lives
+
+
+def test_a_handed_off_call_runs_on_a_worker_and_keeps_its_outcome() -> None:
+    assert Beside(sorted, [3, 1, 2], handoff=True).result() == [1, 2, 3]
+
+    def call() -> None:
+        raise ValueError("no such chunk")
+
+    with pytest.raises(ValueError, match="no such chunk"):
+        Beside(call, handoff=True).result()
+
+
+def test_a_handoff_no_worker_takes_is_made_by_the_caller() -> None:
+    """With every worker busy the handoff gives up (it does not wait for a worker) and the caller makes the call."""
+    hold = threading.Event()
+    busy = [Beside(hold.wait, 30) for _ in range(2)]
+    try:
+        assert Beside(threading.get_ident, handoff=True).result() == threading.get_ident()
+    finally:
+        hold.set()
+        for b in busy:
+            b.settle()
