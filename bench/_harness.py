@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
+
+
+def rocksdb_cpu_seconds() -> float:
+    """CPU seconds this process's RocksDB background threads (named ``rocksdb:…``) have used so far (Linux /proc)."""
+    total, tick = 0, os.sysconf("SC_CLK_TCK")
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            if (task / "comm").read_text().startswith("rocksdb"):
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+        except OSError:
+            continue  # the thread ended
+    return total / tick
 
 
 def percentiles(samples: Sequence[float]) -> dict[str, float]:

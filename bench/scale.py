@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import percentiles, report  # noqa: E402
+from _harness import percentiles, report, rocksdb_cpu_seconds  # noqa: E402
 from graph_rag import ZeroLatencyLlm  # noqa: E402
 
 from provgraph.config import load_settings  # noqa: E402
@@ -108,7 +108,7 @@ class CpuSplit:
         self._gc = 0.0
         self._gc_started = 0.0
         gc.callbacks.append(self._on_gc)
-        self._last = (self.store_seconds(), 0.0)
+        self._last = (rocksdb_cpu_seconds(), 0.0)
 
     def _on_gc(self, phase: str, _info: dict[str, Any]) -> None:
         if phase == "start":
@@ -116,26 +116,13 @@ class CpuSplit:
         else:
             self._gc += time.thread_time() - self._gc_started
 
-    @staticmethod
-    def store_seconds() -> float:
-        """CPU seconds the store's background threads (named ``rocksdb:…``) have used so far."""
-        total, tick = 0, os.sysconf("SC_CLK_TCK")
-        for task in Path("/proc/self/task").glob("*"):
-            try:
-                if (task / "comm").read_text().startswith("rocksdb"):
-                    fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-                    total += int(fields[11]) + int(fields[12])
-            except OSError:
-                continue  # the thread ended
-        return total / tick
-
     def close(self) -> None:
         """Stop timing the garbage collector."""
         gc.callbacks.remove(self._on_gc)
 
     def take(self) -> tuple[float, float]:
         """(store background CPU seconds, GC seconds) since the last call."""
-        now = (self.store_seconds(), self._gc)
+        now = (rocksdb_cpu_seconds(), self._gc)
         (store, collected), self._last = self._last, now
         return now[0] - store, now[1] - collected
 
@@ -157,11 +144,11 @@ class StageCpu:
         spent = self.spent
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            c0, s0 = time.process_time(), CpuSplit.store_seconds()
+            c0, s0 = time.process_time(), rocksdb_cpu_seconds()
             try:
                 return fn(*args, **kwargs)
             finally:
-                spent[label] += max(0.0, time.process_time() - c0 - (CpuSplit.store_seconds() - s0))
+                spent[label] += max(0.0, time.process_time() - c0 - (rocksdb_cpu_seconds() - s0))
 
         return timed
 

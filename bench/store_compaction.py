@@ -28,20 +28,7 @@ import pyoxigraph as ox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import report  # noqa: E402
-
-
-def background_seconds() -> float:
-    """CPU seconds used so far by the store's background threads (Linux /proc)."""
-    total, tick = 0, os.sysconf("SC_CLK_TCK")
-    for task in Path("/proc/self/task").glob("*"):
-        try:
-            if (task / "comm").read_text().startswith("rocksdb"):
-                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])
-        except OSError:
-            continue
-    return total / tick
+from _harness import report, rocksdb_cpu_seconds  # noqa: E402
 
 
 def one_load(rng: random.Random) -> tuple[list[list[ox.Quad]], list[ox.Quad], list[ox.Quad]]:
@@ -68,7 +55,7 @@ def run(mode: str, loads: int, settle: float) -> None:
         rng = random.Random(16)
         for n in range(1, loads + 1):
             docs, extracted, marks = one_load(rng)
-            bg, cpu = background_seconds(), time.process_time()
+            bg, cpu = rocksdb_cpu_seconds(), time.process_time()
             if mode == "provgraph":
                 for doc in docs:
                     store.extend(doc)
@@ -83,7 +70,7 @@ def run(mode: str, loads: int, settle: float) -> None:
                 store.extend(marks)
             store.flush()
             time.sleep(settle)  # compaction runs after the load returns
-            bg = background_seconds() - bg
+            bg = rocksdb_cpu_seconds() - bg
             report("store_compaction.load", mode=mode, load=n, quads_per_load=51_000,
                    cpu_ms=round((time.process_time() - cpu) * 1000), of_which_background_ms=round(bg * 1000),
                    uptime="load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
