@@ -121,13 +121,8 @@ def similarities(embedder: Embedder, question: np.ndarray, edges: Sequence[Label
     texts = [e.text for e in edges]
     if cache is None:
         return embedder.embed(texts) @ question
-    known = {t: v for t in texts if (v := cache.get(t)) is not None}
-    missing = [t for t in dict.fromkeys(texts) if t not in known]
-    if missing:
-        known.update(zip(missing, embedder.embed(missing)))
-        cache.room(len(missing))
-        cache.update((t, known[t]) for t in missing)
-    return np.stack([known[t] for t in texts]) @ question
+    vectors = cache.through(texts, lambda missing: dict(zip(missing, embedder.embed(missing))))
+    return np.stack([vectors[t] for t in texts]) @ question
 
 
 def prefilter(edges: Sequence[LabelledEdge], scores: np.ndarray, limit: int) -> tuple[list[LabelledEdge], np.ndarray]:

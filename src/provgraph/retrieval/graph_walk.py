@@ -126,19 +126,20 @@ def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri], *,
     those read.
     """
     unique = list(dict.fromkeys(chunks))
-    known = {} if cache is None else {c: f for c in unique if (f := cache.get(c)) is not None}
-    found: dict[Iri, list[TripleTerm]] = {c: list(known.get(c, ())) for c in unique}
-    missing = [c for c in unique if c not in known]
-    if not missing:
+    if cache is None:
+        return _read_facts(store, unique)
+    held = cache.through(unique, lambda missing: _read_facts(store, missing))
+    return {c: list(f) for c, f in held.items()}  # the caller's own lists
+
+
+def _read_facts(store: OxigraphStore, chunks: list[Iri]) -> dict[Iri, list[TripleTerm]]:
+    found: dict[Iri, list[TripleTerm]] = {c: [] for c in chunks}
+    if not chunks:
         return found
-    query = _CHUNK_FACTS.format(values=" ".join(f"({i} {c})" for i, c in enumerate(missing)))
-    for r in store.select(query):
+    for r in store.select(_CHUNK_FACTS.format(values=" ".join(f"({i} {c})" for i, c in enumerate(chunks)))):
         i, fact = r.get("i"), r.get("t")
         if isinstance(fact, TripleTerm) and isinstance(i, Literal):
-            found[missing[int(i.value)]].append(fact)
-    if cache is not None:
-        cache.room(len(missing))
-        cache.update((c, list(found[c])) for c in missing)
+            found[chunks[int(i.value)]].append(fact)
     return found
 
 

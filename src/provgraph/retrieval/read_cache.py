@@ -13,6 +13,7 @@ Each map is emptied when it would grow past its bound.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from provgraph.retrieval.labels import LabelCache, all_labels
@@ -32,6 +33,19 @@ class Bounded(dict[Any, Any]):
         """Make room for ``more`` new entries (emptied when they would not fit)."""
         if len(self) + more > self.limit:
             self.clear()
+
+    def through(self, keys: Iterable[Any], read: Callable[[list[Any]], Mapping[Any, Any]]) -> dict[Any, Any]:
+        """Each key's value (each key once, in order): those held from here, the others from one
+        ``read(missing)`` call, which are then held. The values are the held objects themselves."""
+        wanted = list(dict.fromkeys(keys))
+        found = {k: v for k in wanted if (v := self.get(k)) is not None}
+        missing = [k for k in wanted if k not in found]
+        if missing:
+            fresh = read(missing)
+            self.room(len(missing))
+            self.update((k, fresh[k]) for k in missing)
+            found.update((k, fresh[k]) for k in missing)
+        return {k: found[k] for k in wanted}
 
 
 class ReadCache:

@@ -74,28 +74,33 @@ def edge_sources(store: OxigraphStore, edges: Sequence[TripleTerm], *,
     those read: an edge's sources do not depend on the other edges asked with it.
     """
     unique = list(dict.fromkeys(edges))
-    known = {} if cache is None else {e: v for e in unique if (v := cache.get((e, evidence))) is not None}
-    missing = [e for e in unique if e not in known]
-    found: dict[TripleTerm, list[Source]] = {e: [] for e in missing}
-    if missing:
-        query = _EDGES.format(values=" ".join(f"({i} {e})" for i, e in enumerate(missing)),
-                              chain=_CHAIN + (_EVIDENCE if evidence else ""))
-        literals: dict[str, str] = {}
-        for row in store.select(query):
-            i = row.get("i")
-            if isinstance(i, Literal):
-                edge = missing[int(i.value)]
-                found[edge].append(_source(row, edge))
-                sg, ev = row.get("sg"), row.get("ev")
-                if isinstance(sg, Iri) and isinstance(ev, Literal):
-                    literals[sg.value] = ev.value
-        found = {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
-        if evidence:
-            found = set_evidence(store, found, literals)
-        if cache is not None:
-            cache.room(len(missing))
-            cache.update(((e, evidence), list(v)) for e, v in found.items())
-    return {e: list(known[e]) if e in known else found[e] for e in unique}
+    if cache is None:
+        return _read_edge_sources(store, unique, evidence)
+
+    def read(missing: list[tuple[TripleTerm, bool]]) -> dict[tuple[TripleTerm, bool], list[Source]]:
+        return {(e, evidence): v for e, v in _read_edge_sources(store, [e for e, _ in missing], evidence).items()}
+
+    held = cache.through([(e, evidence) for e in unique], read)
+    return {e: list(held[(e, evidence)]) for e in unique}  # the caller's own lists
+
+
+def _read_edge_sources(store: OxigraphStore, edges: list[TripleTerm], evidence: bool) -> dict[TripleTerm, list[Source]]:
+    found: dict[TripleTerm, list[Source]] = {e: [] for e in edges}
+    if not edges:
+        return found
+    query = _EDGES.format(values=" ".join(f"({i} {e})" for i, e in enumerate(edges)),
+                          chain=_CHAIN + (_EVIDENCE if evidence else ""))
+    literals: dict[str, str] = {}
+    for row in store.select(query):
+        i = row.get("i")
+        if isinstance(i, Literal):
+            edge = edges[int(i.value)]
+            found[edge].append(_source(row, edge))
+            sg, ev = row.get("sg"), row.get("ev")
+            if isinstance(sg, Iri) and isinstance(ev, Literal):
+                literals[sg.value] = ev.value
+    found = {e: sorted(dict.fromkeys(v), key=_sort_key) for e, v in found.items()}
+    return set_evidence(store, found, literals) if evidence else found
 
 
 def chunk_sources(store: OxigraphStore, chunks: Sequence[Iri]) -> dict[Iri, Source]:
