@@ -35,10 +35,8 @@ __all__ = [
 ]
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
-# Characters RFC 3987 forbids in an IRI (and N-Triples' IRIREF rejects).
-_IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-# the two checks above in one pass (a scheme's own characters are never forbidden)
+# a scheme, then none of the characters RFC 3987 forbids in an IRI (and N-Triples' IRIREF rejects)
 _VALID_IRI = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^\x00-\x20<>"{}|^`\\]*')
 _LANG = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
 _BNODE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
@@ -51,11 +49,7 @@ class Iri:
     value: str
 
     def __post_init__(self) -> None:
-        if type(self.value) is not str or not _VALID_IRI.fullmatch(self.value):
-            self._check()
-
-    def _check(self) -> None:
-        if not _SCHEME.match(self.value) or _IRI_FORBIDDEN.search(self.value):
+        if not _VALID_IRI.fullmatch(self.value):
             raise InputError(f"not a valid absolute IRI: {self.value!r} (use rdf.mint_iri for arbitrary text)")
 
     def __str__(self) -> str:
@@ -218,7 +212,7 @@ class Quad:
 
     def __post_init__(self) -> None:
         _check_triple(self.s, self.p, self.o)
-        if self.g is not None and type(self.g) is not Iri and not isinstance(self.g, Iri):
+        if self.g is not None and not isinstance(self.g, Iri):
             raise InputError(f"a graph name must be an IRI, got {self.g!r}")
 
     @property
