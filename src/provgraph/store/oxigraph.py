@@ -100,7 +100,7 @@ class OxigraphStore:
         self.generation += 1
         if quads is None or any(q.g is None for q in quads):
             self.knowledge_generation += 1
-        if quads is None or any(q.g != GRAPH_RETRIEVAL for q in quads):
+        if quads is None or any(q.g is not GRAPH_RETRIEVAL and q.g != GRAPH_RETRIEVAL for q in quads):
             self.source_generation += 1
 
     def add(self, quads: Iterable[Quad], *, atomic: bool = True) -> int:
