@@ -1,4 +1,4 @@
-"""VectorIndex on disk: exact numpy search when small, usearch HNSW (cosine, f32) when large.
+"""VectorIndex on disk: exact numpy search when small, usearch HNSW (cosine, vectors held as f16) when large.
 
 Folder ``{dir}/{name}/``:
 
@@ -46,6 +46,12 @@ HNSW_PARAMS: dict[str, int] = {"connectivity": 16, "expansion_add": 96, "expansi
 scale benchmark's 20k chunks 0.944 (0.938); adding a vector costs a quarter to a third less CPU than with
 ``expansion_add`` 128 (1.4 -> 0.85 s per 1,000 at 20k chunks), a search about the same. Only the
 connectivity is stored in a saved graph: the expansions apply to graphs saved with other values too."""
+
+HNSW_DTYPE = "f16"
+"""How the graph holds its vectors (the records keep float32): half the bytes of f32, so adding 1,000 vectors at 20k
+chunks costs 0.26 s of CPU instead of 0.47 and a search 0.26 ms instead of 0.60, at the same recall@10 (0.964 on the
+scale benchmark's 20k chunk vectors). A graph saved as f32 before opens as f32 (usearch keeps a file's own type);
+a rebuilt one is f16."""
 
 SELECTIVE = 2_000
 """A filter matching at most this many records is searched exactly over just those."""
@@ -283,7 +289,7 @@ class UsearchIndex:
         return Index(
             ndim=self._records.dimension,
             metric="cos",
-            dtype="f32",
+            dtype=HNSW_DTYPE,
             connectivity=HNSW_PARAMS["connectivity"],
             expansion_add=HNSW_PARAMS["expansion_add"],
             expansion_search=HNSW_PARAMS["expansion_search"],

@@ -382,3 +382,27 @@ def test_a_graph_saved_with_other_expansions_opens_and_is_searched_with_the_curr
         assert (idx._ann.connectivity, idx._ann.expansion_add, idx._ann.expansion_search) == (16, 96, 144)
         idx.upsert(["late"], data[7:8] + 0.01, [{"n": -1}])
         assert idx.count() == 301
+
+
+def test_a_new_graph_holds_f16_and_one_saved_as_f32_still_opens_and_grows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from usearch.index import Index
+
+    data = embedding_like(300, seed=13)
+    ids = [f"c{i}" for i in range(300)]
+    with open_index(tmp_path / "new", CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        idx.upsert(ids, data, [{"n": i} for i in range(300)])
+    assert str(Index.metadata(str(tmp_path / "new" / CHUNKS / "ann.usearch"))["kind_scalar"]) == "ScalarKind.F16"
+    monkeypatch.setattr(usearch_index, "HNSW_DTYPE", "f32")  # a graph saved before the graph held f16
+    with open_index(tmp_path / "old", CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        idx.upsert(ids[:250], data[:250], [{"n": i} for i in range(250)])
+    monkeypatch.setattr(usearch_index, "HNSW_DTYPE", "f16")
+    graph_file = tmp_path / "old" / CHUNKS / "ann.usearch"
+    with open_index(tmp_path / "old", CHUNKS, model=MODEL, dimension=DIM, exact_threshold=100) as idx:
+        assert idx.graph_problem() is None
+        assert [h.id for h in idx.search(data[42], 3)] == [ids[i] for i in exact_top(data[:250], data[42], 3)]
+        idx.upsert(ids[250:], data[250:], [{"n": i} for i in range(250, 300)])
+        assert [h.id for h in idx.search(data[280], 1)] == ["c280"]
+    meta = Index.metadata(str(graph_file))
+    assert str(meta["kind_scalar"]) == "ScalarKind.F32" and meta["count_present"] == 300  # kept as saved
