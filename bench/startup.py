@@ -32,7 +32,6 @@ def main() -> None:
         exe = Path(sys.executable).with_name("provgraph")
         subprocess.run([str(exe), "collections", "create", "default"], env=env, check=True, stdout=subprocess.DEVNULL)
         for name, (argv, target) in COMMANDS.items():
-            cli_seconds(argv, env, runs=1)  # warm the page cache and the .pyc files
             report(name, target, runs=args.runs, **cli_seconds(argv, env, runs=args.runs),
                    load_average=[round(x, 2) for x in os.getloadavg()])
 
