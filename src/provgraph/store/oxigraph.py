@@ -170,7 +170,8 @@ class OxigraphStore:
             for q in found:
                 yield quad_from_ox(q)
         except (OSError, RuntimeError) as exc:
-            raise StoreError(f"collection {self.name}: read failed: {_first_line(exc)}") from exc
+            del found  # a failed read must not keep the store (and its lock) open while its error travels
+            raise StoreError(f"collection {self.name}: read failed: {_first_line(exc)}") from exc.with_traceback(None)
 
     def count(self, s: Subject | None = None, p: Iri | None = None, o: Term | None = None, *, g: GraphSel = ANY) -> int:
         """How many quads match the pattern."""
@@ -184,7 +185,8 @@ class OxigraphStore:
         try:
             return sum(1 for _ in pattern)
         except (OSError, RuntimeError) as exc:
-            raise StoreError(f"collection {self.name}: read failed: {_first_line(exc)}") from exc
+            del pattern  # as in match()
+            raise StoreError(f"collection {self.name}: read failed: {_first_line(exc)}") from exc.with_traceback(None)
 
     def __len__(self) -> int:
         return len(self._store)
@@ -214,7 +216,8 @@ class OxigraphStore:
                 {name: from_ox(value) for name, value in zip(variables, sol) if value is not None} for sol in result
             ]
         except (OSError, ValueError) as exc:
-            raise _query_failure(self.name, exc) from exc
+            del result  # as in match(): the rows' frame goes with the cause's traceback
+            raise _query_failure(self.name, exc) from exc.with_traceback(None)
         return SelectResult(variables, rows)
 
     def ask(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> bool:
