@@ -8,7 +8,7 @@ from pathlib import Path
 import provgraph
 
 ROOT = Path(provgraph.__file__).parent
-LEAVES = {"errors", "config", "layout", "events", "__init__"}
+LEAVES = {"errors", "config", "layout", "events", "gc_pacing", "__init__"}
 RANK = {
     "rdf": 0,
     "provenance": 1,

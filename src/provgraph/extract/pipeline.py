@@ -26,7 +26,7 @@ import numpy as np
 from provgraph.errors import InputError, ModelError
 from provgraph.extract.base import ChunkInput, EntityInfo, Extraction, Extractor
 from provgraph.extract.derived import entity_text
-from provgraph.extract.gc_pacing import rarer_collections
+from provgraph.gc_pacing import rarer_collections
 from provgraph.models.base import Embedder
 from provgraph.provenance.subgraph import subgraph_quads
 from provgraph.rdf.ids import activity_iri, subgraph_iri

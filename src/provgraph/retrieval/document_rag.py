@@ -25,6 +25,7 @@ import numpy as np
 from provgraph.errors import InputError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final, Source
 from provgraph.extract.clean_text import FOOTNOTE
+from provgraph.gc_pacing import rarer_collections
 from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Embedder, Message, system, user
 from provgraph.provenance.citations import ChunkChoice, chunk_selection_quads, citation_quads
@@ -163,11 +164,12 @@ class DocumentRag:
         ``informed_by`` links this trace's question to an agent question that asked it.
         """
         sid = session_id or new_session_id()
-        try:
-            async for event in self._run(question, sid, informed_by):
-                yield event
-        except Exception as exc:  # noqa: BLE001 - the stream reports every failure as one message
-            yield ErrorMessage(type=type(exc).__name__, message=str(exc) or type(exc).__name__, session_id=sid)
+        with rarer_collections():  # a question's short-lived objects seldom start a full collection
+            try:
+                async for event in self._run(question, sid, informed_by):
+                    yield event
+            except Exception as exc:  # noqa: BLE001 - the stream reports every failure as one message
+                yield ErrorMessage(type=type(exc).__name__, message=str(exc) or type(exc).__name__, session_id=sid)
 
     async def _run(self, question: str, sid: str, informed_by: Iri | None) -> AsyncIterator[Event]:
         if not question.strip():

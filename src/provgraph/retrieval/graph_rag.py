@@ -29,6 +29,7 @@ import numpy as np
 from provgraph.config import Settings
 from provgraph.errors import InputError, ModelError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final, Source
+from provgraph.gc_pacing import rarer_collections
 from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Embedder, Usage, system, user
 from provgraph.provenance.citations import citation_quads
@@ -208,11 +209,12 @@ class GraphRag:
         writer = TraceWriter(self.store, enabled=self.trace)
         run = _Run(sid, question, ids.question_iri(sid), writer, self._reads.labels(),
                    deadline=Deadline(self.params.question_deadline))
-        try:
-            async for event in self._steps(run, informed_by):
-                yield event
-        except Exception as exc:  # every failure ends the session with one message
-            yield ErrorMessage(type=type(exc).__name__, message=str(exc) or type(exc).__name__, session_id=sid)
+        with rarer_collections():  # a question's short-lived objects seldom start a full collection
+            try:
+                async for event in self._steps(run, informed_by):
+                    yield event
+            except Exception as exc:  # every failure ends the session with one message
+                yield ErrorMessage(type=type(exc).__name__, message=str(exc) or type(exc).__name__, session_id=sid)
 
     async def _steps(self, run: _Run, informed_by: Iri | None) -> AsyncIterator[Event]:
         if not run.question.strip():

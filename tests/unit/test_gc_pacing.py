@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from provgraph.extract.gc_pacing import YOUNG_THRESHOLD, rarer_collections
+from provgraph.gc_pacing import YOUNG_THRESHOLD, rarer_collections
 
 
 @pytest.fixture
