@@ -216,14 +216,12 @@ class ExtractionPipeline:
         if self.embedder is None or self.entity_index is None or not entities:
             return
         new = [e for e in entities if e.iri.value not in self._entities]
-        known = self.entity_index.get([e.iri.value for e in new]) if new else {}
+        known = self.entity_index.get([e.iri.value for e in new], fields=("definition",)) if new else {}
         for e in entities:
             key = e.iri.value
             entry = self._entities.get(key)
-            if entry is None:  # first mention in this batch: start from the stored payload
-                old = known.get(key, {})
-                entry = self._entities[key] = {"definition": old.get("definition"),
-                                               "chunks": dict.fromkeys(old.get("chunks", []))}
+            if entry is None:  # first mention in this batch: the stored definition, this batch's chunks
+                entry = self._entities[key] = {"definition": known.get(key, {}).get("definition"), "chunks": {}}
             entry["label"] = e.label
             entry["definition"] = e.definition or entry["definition"]
             entry["chunks"][chunk.iri.value] = None  # an ordered set: a mention costs O(1), not O(chunks)
@@ -277,7 +275,8 @@ class ExtractionPipeline:
             payloads = [{"entity": i, "label": e["label"], "definition": e["definition"], "chunks": list(e["chunks"])}
                         for i, e in ((i, self._entities[i]) for i in ids)]
             texts = [entity_text(p["label"], p["definition"]) for p in payloads]
-            self.entity_index.upsert(ids, self._embed_texts(texts), payloads)
+            # the stored chunk list is extended by this batch's chunks: a batch costs what it adds, not the list
+            self.entity_index.upsert(ids, self._embed_texts(texts), payloads, extend=("chunks",))
         if self._chunks and self.chunk_index is not None:
             ids = list(self._chunks)
             self.chunk_index.upsert(ids, self.embedder.embed([self._chunks[i][1] for i in ids]),

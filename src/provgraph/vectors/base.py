@@ -11,7 +11,7 @@ values matches if the list contains every one of them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -68,10 +68,13 @@ class VectorIndex(Protocol):
         """The vector length recorded at creation."""
         ...
 
-    def upsert(self, ids: Sequence[str], vectors: np.ndarray, payloads: Sequence[dict[str, Any]]) -> None:
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, payloads: Sequence[dict[str, Any]], *,
+               extend: Collection[str] = ()) -> None:
         """Insert or replace (same id) records; atomic and idempotent. Vectors are normalised.
 
-        Raises IndexError_ on a dimension mismatch, InputError on mismatched lengths.
+        ``extend`` names payload list fields whose given items are added to a stored record's list
+        (items it already holds are skipped, order kept) instead of replacing it; a new record takes
+        them as given. Raises IndexError_ on a dimension mismatch, InputError on mismatched lengths.
         """
         ...
 
@@ -79,8 +82,9 @@ class VectorIndex(Protocol):
         """The ``k`` records most similar to ``vector`` (cosine), best first, filtered by ``where``."""
         ...
 
-    def get(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Payloads (copies) of the ``ids`` present, by id; absent ids are left out."""
+    def get(self, ids: Sequence[str], *, fields: Collection[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Payloads (copies) of the ``ids`` present, by id, with only the ``fields`` named if given; absent
+        ids are left out."""
         ...
 
     def delete(self, ids: Sequence[str]) -> int:

@@ -25,6 +25,11 @@ class Postings:
         keys = self._fields.get(field, {}).get(value, set())
         return {keys} if isinstance(keys, int) else keys
 
+    def holds(self, field: str, value: Hashable, key: int) -> bool:
+        """Whether ``key`` is posted under ``field = value``."""
+        keys = self._fields.get(field, {}).get(value)
+        return keys == key if isinstance(keys, int) else keys is not None and key in keys
+
     def post(self, key: int, payload: Mapping[str, Any], *, remove: bool = False) -> None:
         """Post (or, with ``remove``, unpost) every postable value of ``payload`` under ``key``."""
         self._pairs(key, postable(payload), remove=remove)

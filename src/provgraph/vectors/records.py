@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -41,6 +41,9 @@ _APPENDS = """
 CREATE TABLE IF NOT EXISTS appends (key INTEGER NOT NULL, field TEXT NOT NULL, items TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS appends_key ON appends (key);
 """
+
+_POSTED = (str, int, float, bool, type(None))
+"""List items the postings hold (JSON scalars), so an extension checks them without scanning the list."""
 
 _FOLD_MIN = 64
 """A record's appended items are folded into its row once they outnumber its row's items and this."""
@@ -129,6 +132,11 @@ class RecordTable:
         """The row holding ``key``."""
         return self._row_of_key.get(key)
 
+    def fields(self, row: int, names: Collection[str]) -> dict[str, Any]:
+        """Copies of the named fields of ``row``'s payload (those it has)."""
+        payload = self._payloads[row]
+        return {name: copy_payload(payload[name]) for name in names if name in payload}
+
     def record(self, row: int) -> tuple[str, dict[str, Any]]:
         """Id and payload of ``row`` (the payload is a copy; a row's shape is checked once per generation)."""
         payload = self._payloads[row]
@@ -174,10 +182,22 @@ class RecordTable:
 
     # -- writing -----------------------------------------------------------------------------------
 
-    def upsert(self, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[dict[str, Any]]) -> Written:
-        """Write ``ids`` (last of repeated ids wins) with unit vectors ``matrix``; one transaction."""
+    def upsert(self, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[dict[str, Any]],
+               extend: Collection[str] = ()) -> Written:
+        """Write ``ids`` (last of repeated ids wins) with unit vectors ``matrix``; one transaction.
+
+        ``extend`` names list fields whose given items are added to a stored record's list (those it
+        holds already are skipped) instead of replacing it: the cost is that of the new items.
+        """
         last = {record_id: i for i, record_id in enumerate(ids)}
         order = sorted(last.values())
+        extensions: dict[int, dict[str, list[Any]] | None] = {}  # batch index -> its new items when that is all
+        if extend:
+            payloads = list(payloads)
+            for i in order:
+                row = self._row_of_id.get(ids[i])
+                if row is not None:
+                    payloads[i], extensions[i] = self._extended(row, payloads[i], extend)
         moved: list[int] = []  # batch indices given a new vector, with their keys
         keys: list[int] = []
         replaced: list[int] = []
@@ -196,7 +216,12 @@ class RecordTable:
                 key = int(self._keys[row])
                 assigned.append(key)
                 same_vector = bool(np.array_equal(self._matrix[row], matrix[i]))
-                tail = appended(self._payloads[row], payloads[i]) if same_vector else None
+                if not same_vector:
+                    tail = None
+                elif i in extensions:
+                    tail = extensions[i]
+                else:
+                    tail = appended(self._payloads[row], payloads[i])
                 if tail is not None:
                     tails[i] = tail
                     count = self._appends.get(key, 0) + sum(map(len, tail.values()))
@@ -238,6 +263,35 @@ class RecordTable:
                     stored[field].extend(copy_payload(items))
                 self._postings.post(key, tail)
         return Written(keys, replaced, moved)
+
+    def _extended(self, row: int, given: dict[str, Any],
+                  extend: Collection[str]) -> tuple[dict[str, Any], dict[str, list[Any]] | None]:
+        """The whole payload ``given`` makes of ``row``'s when its ``extend`` lists add to the stored ones, and
+        the items they add by field when that is all it changes (else None)."""
+        stored = self._payloads[row]
+        key = int(self._keys[row])
+        whole = dict(given)
+        added: dict[str, list[Any]] = {}
+        for field in extend:
+            items, held = given.get(field), stored.get(field)
+            if not isinstance(items, list) or not isinstance(held, list):
+                continue
+            seen: set[Any] = set()
+            fresh = []
+            for item in items:
+                if isinstance(item, _POSTED):  # posted under its field: held or not in O(1)
+                    if item in seen or self._postings.holds(field, item, key):
+                        continue
+                    seen.add(item)
+                elif item in held or item in fresh:
+                    continue
+                fresh.append(item)
+            whole[field] = held + fresh
+            if fresh:
+                added[field] = fresh
+        same = stored.keys() == whole.keys() and all(
+            whole[f] == stored[f] for f in whole if not (f in extend and isinstance(stored[f], list)))
+        return whole, added if same else None
 
     def remove(self, ids: Sequence[str]) -> list[int]:
         """Remove the given (present) ids; one transaction. Returns their keys."""

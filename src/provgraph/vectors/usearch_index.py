@@ -25,7 +25,7 @@ import hashlib
 import re
 import threading
 from datetime import datetime, timezone
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -102,11 +102,13 @@ class UsearchIndex:
         """The vector length recorded at creation."""
         return self._records.dimension
 
-    def upsert(self, ids: Sequence[str], vectors: np.ndarray, payloads: Sequence[dict[str, Any]]) -> None:
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, payloads: Sequence[dict[str, Any]], *,
+               extend: Collection[str] = ()) -> None:
         """Insert or replace records (atomic, idempotent); the last of repeated ids wins.
 
-        Raises IndexError_ on a dimension mismatch, InputError on mismatched lengths or payloads
-        that are not JSON.
+        ``extend`` names payload list fields whose given items are added to a stored record's list
+        (items it holds are skipped) rather than replacing it. Raises IndexError_ on a dimension
+        mismatch, InputError on mismatched lengths or payloads that are not JSON.
         """
         if len(ids) == 0 and len(payloads) == 0 and np.size(vectors) == 0:
             return
@@ -117,7 +119,7 @@ class UsearchIndex:
             )
         with self._lock:
             self._ensure_ann()  # kept in step with every write: ingestion pays for the graph, not queries
-            written = self._records.upsert(ids, matrix, payloads)
+            written = self._records.upsert(ids, matrix, payloads, extend)
             if written.replaced:
                 self._ann.remove(np.asarray(written.replaced, dtype=np.uint64))
             if written.keys:
@@ -150,11 +152,15 @@ class UsearchIndex:
                 hits = self._exact(query[0], k, records.matching_rows(where))
             return hits
 
-    def get(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Payloads (copies) of the ``ids`` present, by id; absent ids are left out."""
+    def get(self, ids: Sequence[str], *, fields: Collection[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Payloads (copies) of the ``ids`` present, by id (only the ``fields`` named, if given); absent ids
+        are left out."""
         with self._lock:
-            rows = ((i, self._records.row_of_id(i)) for i in ids)
-            return {i: self._records.record(row)[1] for i, row in rows if row is not None}
+            records = self._records
+            rows = ((i, records.row_of_id(i)) for i in ids)
+            if fields is not None:
+                return {i: records.fields(row, fields) for i, row in rows if row is not None}
+            return {i: records.record(row)[1] for i, row in rows if row is not None}
 
     def delete(self, ids: Sequence[str]) -> int:
         """Remove records by id; unknown ids are ignored. Returns how many were removed."""

@@ -406,3 +406,43 @@ def test_a_new_graph_holds_f16_and_one_saved_as_f32_still_opens_and_grows(
         assert [h.id for h in idx.search(data[280], 1)] == ["c280"]
     meta = Index.metadata(str(graph_file))
     assert str(meta["kind_scalar"]) == "ScalarKind.F32" and meta["count_present"] == 300  # kept as saved
+
+
+def test_an_extended_list_gains_only_the_items_it_does_not_hold_and_writes_just_those(tmp_path: Path) -> None:
+    import sqlite3
+
+    data = embedding_like(3, seed=17)
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        idx.upsert(["a", "b"], data[:2], [{"label": "A", "chunks": ["c1", "c2"]}, {"label": "B", "chunks": ["c9"]}],
+                   extend=("chunks",))  # new records take the lists as given
+        idx.upsert(["a", "b"], data[:2], [{"label": "A", "chunks": ["c2", "c3", "c3", "c1", "c4"]},
+                                          {"label": "B", "chunks": ["c9"]}], extend=("chunks",))
+        assert idx.get(["a", "b"]) == {"a": {"label": "A", "chunks": ["c1", "c2", "c3", "c4"]},
+                                       "b": {"label": "B", "chunks": ["c9"]}}
+        assert [h.id for h in idx.search(data[0], 5, where={"chunks": "c4"})] == ["a"]
+    db = sqlite3.connect(tmp_path / ENTITIES / "records.sqlite")
+    assert db.execute("SELECT field, items FROM appends").fetchall() == [("chunks", '["c3","c4"]')]
+    db.close()
+    with open_index(tmp_path, ENTITIES, model=MODEL, dimension=DIM) as idx:
+        assert idx.get(["a"]) == {"a": {"label": "A", "chunks": ["c1", "c2", "c3", "c4"]}}
+        # another field changes: the record is rewritten whole, its list still extended
+        idx.upsert(["a"], data[:1], [{"label": "A2", "chunks": ["c5", "c1"]}], extend=("chunks",))
+        assert idx.get(["a"]) == {"a": {"label": "A2", "chunks": ["c1", "c2", "c3", "c4", "c5"]}}
+        # a new vector: the same, and the graph and exact search follow it
+        idx.upsert(["a"], data[2:3], [{"label": "A2", "chunks": ["c6"]}], extend=("chunks",))
+        assert idx.get(["a"])["a"]["chunks"] == ["c1", "c2", "c3", "c4", "c5", "c6"]
+        assert idx.search(data[2], 1)[0].id == "a"
+        assert idx.search(data[0], 5, where={"chunks": "c5"})[0].id == "a"
+        # without extend a list is replaced, as before
+        idx.upsert(["a"], data[2:3], [{"label": "A2", "chunks": ["c7"]}])
+        assert idx.get(["a"]) == {"a": {"label": "A2", "chunks": ["c7"]}}
+        assert idx.search(data[0], 5, where={"chunks": "c1"}) == []
+
+
+def test_get_can_copy_only_the_fields_asked_for(index: UsearchIndex) -> None:
+    data = embedding_like(2, seed=19)
+    index.upsert(["a", "b"], data, [{"label": "A", "definition": "first", "chunks": ["c1"]}, {"label": "B"}])
+    got = index.get(["a", "b", "zz"], fields=("definition",))
+    assert got == {"a": {"definition": "first"}, "b": {}}
+    got["a"]["definition"] = "changed"
+    assert index.get(["a"])["a"]["definition"] == "first"
