@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping
 from typing import Any
 
 from provgraph.errors import InputError
 
-__all__ = ["copy_payload", "is_flat", "copy_flat", "postable", "appended", "list_items", "dump"]
+__all__ = ["copy_payload", "is_flat", "copy_flat", "postable", "appended", "extended", "list_items", "dump"]
 
 
 def copy_payload(value: Any) -> Any:
@@ -22,7 +22,8 @@ def copy_payload(value: Any) -> Any:
     return value
 
 
-_SCALARS = {str, int, float, bool, type(None)}
+_SCALAR_TYPES = (str, int, float, bool, type(None))
+_SCALARS = set(_SCALAR_TYPES)
 
 
 def is_flat(payload: Mapping[str, Any]) -> bool:
@@ -61,6 +62,36 @@ def appended(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[A
         elif before != after:
             return None
     return tail
+
+
+def extended(stored: Mapping[str, Any], given: Mapping[str, Any], extend: Collection[str],
+             holds: Callable[[str, Any], bool]) -> tuple[dict[str, Any], dict[str, list[Any]] | None]:
+    """The whole payload ``given`` makes of ``stored`` when its ``extend`` list fields add to the stored lists
+    (items already held are skipped, order kept), and the items they add by field when that is all it
+    changes (else None). ``holds(field, item)`` says whether the stored list holds a scalar item."""
+    whole = dict(given)
+    added: dict[str, list[Any]] = {}
+    grown: set[str] = set()
+    for field in extend:
+        items, held = given.get(field), stored.get(field)
+        if not isinstance(items, list) or not isinstance(held, list):
+            continue  # not a list on both sides: ``given`` replaces it, as without ``extend``
+        seen: set[Any] = set()
+        fresh = []
+        for item in items:
+            if isinstance(item, _SCALAR_TYPES):  # answered in O(1), not by scanning the list
+                if item in seen or holds(field, item):
+                    continue
+                seen.add(item)
+            elif item in held or item in fresh:
+                continue
+            fresh.append(item)
+        whole[field] = held + fresh
+        grown.add(field)
+        if fresh:
+            added[field] = fresh
+    same = stored.keys() == whole.keys() and all(whole[f] == stored[f] for f in whole if f not in grown)
+    return whole, added if same else None
 
 
 def list_items(payload: Mapping[str, Any]) -> int:

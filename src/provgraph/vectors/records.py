@@ -25,7 +25,7 @@ import numpy as np
 
 from provgraph.errors import IndexError_
 from provgraph.vectors.base import matches
-from provgraph.vectors.payloads import appended, copy_flat, copy_payload, dump, is_flat, list_items
+from provgraph.vectors.payloads import appended, copy_flat, copy_payload, dump, extended, is_flat, list_items
 from provgraph.vectors.postings import Postings
 
 __all__ = ["RecordTable", "Written"]
@@ -41,9 +41,6 @@ _APPENDS = """
 CREATE TABLE IF NOT EXISTS appends (key INTEGER NOT NULL, field TEXT NOT NULL, items TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS appends_key ON appends (key);
 """
-
-_POSTED = (str, int, float, bool, type(None))
-"""List items the postings hold (JSON scalars), so an extension checks them without scanning the list."""
 
 _FOLD_MIN = 64
 """A record's appended items are folded into its row once they outnumber its row's items and this."""
@@ -197,7 +194,9 @@ class RecordTable:
             for i in order:
                 row = self._row_of_id.get(ids[i])
                 if row is not None:
-                    payloads[i], extensions[i] = self._extended(row, payloads[i], extend)
+                    key = int(self._keys[row])
+                    payloads[i], extensions[i] = extended(self._payloads[row], payloads[i], extend,
+                                                          lambda field, item: self._postings.holds(field, item, key))
         moved: list[int] = []  # batch indices given a new vector, with their keys
         keys: list[int] = []
         replaced: list[int] = []
@@ -263,35 +262,6 @@ class RecordTable:
                     stored[field].extend(copy_payload(items))
                 self._postings.post(key, tail)
         return Written(keys, replaced, moved)
-
-    def _extended(self, row: int, given: dict[str, Any],
-                  extend: Collection[str]) -> tuple[dict[str, Any], dict[str, list[Any]] | None]:
-        """The whole payload ``given`` makes of ``row``'s when its ``extend`` lists add to the stored ones, and
-        the items they add by field when that is all it changes (else None)."""
-        stored = self._payloads[row]
-        key = int(self._keys[row])
-        whole = dict(given)
-        added: dict[str, list[Any]] = {}
-        for field in extend:
-            items, held = given.get(field), stored.get(field)
-            if not isinstance(items, list) or not isinstance(held, list):
-                continue
-            seen: set[Any] = set()
-            fresh = []
-            for item in items:
-                if isinstance(item, _POSTED):  # posted under its field: held or not in O(1)
-                    if item in seen or self._postings.holds(field, item, key):
-                        continue
-                    seen.add(item)
-                elif item in held or item in fresh:
-                    continue
-                fresh.append(item)
-            whole[field] = held + fresh
-            if fresh:
-                added[field] = fresh
-        same = stored.keys() == whole.keys() and all(
-            whole[f] == stored[f] for f in whole if not (f in extend and isinstance(stored[f], list)))
-        return whole, added if same else None
 
     def remove(self, ids: Sequence[str]) -> list[int]:
         """Remove the given (present) ids; one transaction. Returns their keys."""

@@ -437,6 +437,9 @@ def test_an_extended_list_gains_only_the_items_it_does_not_hold_and_writes_just_
         idx.upsert(["a"], data[2:3], [{"label": "A2", "chunks": ["c7"]}])
         assert idx.get(["a"]) == {"a": {"label": "A2", "chunks": ["c7"]}}
         assert idx.search(data[0], 5, where={"chunks": "c1"}) == []
+        # a field named in extend but given as no list replaces the stored one
+        idx.upsert(["a"], data[2:3], [{"label": "A2", "chunks": "none"}], extend=("chunks",))
+        assert idx.get(["a"]) == {"a": {"label": "A2", "chunks": "none"}}
 
 
 def test_get_can_copy_only_the_fields_asked_for(index: UsearchIndex) -> None:
