@@ -4,7 +4,10 @@ Each chunk ends at the strongest boundary found in the last three quarters of it
 ``size`` characters: a paragraph break (``"\\n\\n"``), else a line break, else a sentence end,
 else a space, else a hard split (never inside a combining sequence or emoji ZWJ sequence
 when avoidable). This is the recursive paragraph → line → sentence → word → character split,
-done on positions so each chunk is a slice of the parent and the cost stays linear.
+done on positions so each chunk is a slice of the parent and the cost stays linear. A code
+block (:mod:`provgraph.extract.nlp_code`) is cut only when it does not fit: its edges count as
+paragraph breaks, boundaries inside it are not used, and a next chunk whose overlap would start
+inside one (or inside an inline code span) starts after it, so a chunk's text tells where its code is.
 
 Chunks never start or end with whitespace, never exceed ``size`` characters, and together
 hold every non-whitespace character. The next chunk starts about ``overlap`` characters
@@ -19,8 +22,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterator
 
 from provgraph.errors import InputError
+from provgraph.extract.nlp_code import code_blocks, inline_code
 from provgraph.ingest.types import ChunkSpan
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "DEFAULT_CHUNK_OVERLAP", "check_chunking", "chunk_text"]
@@ -71,8 +77,26 @@ def _grapheme_cut(text: str, cut: int, limit: int, step: int) -> int:
     return cut
 
 
-def _split_point(text: str, lo: int, hi: int) -> int:
-    """Where a chunk ends: the strongest boundary in ``[lo, hi]``, else a cut at ``hi``."""
+def _split_point(text: str, lo: int, hi: int, code: list[tuple[int, int]]) -> int:
+    """Where a chunk ends: the strongest boundary in ``[lo, hi]`` outside code blocks, else a cut at ``hi``."""
+    spans = list(_blocks_in(code, lo, hi))
+    if not spans:
+        return _plain_split_point(text, lo, hi)
+    free: list[tuple[int, int]] = []  # the stretches of [lo, hi] where a cut leaves every block whole
+    pos = lo
+    for s, e in spans:
+        if s >= pos:
+            free.append((pos, s))
+        pos = max(pos, e)
+    if pos <= hi:
+        free.append((pos, hi))
+    if not free:  # one block fills the window: cut it like any text
+        return _plain_split_point(text, lo, hi)
+    edges = [p for s, e in spans for p in (s, e) if lo <= p <= hi]  # a block's edges are paragraph breaks
+    return max([p for a, b in free if (p := text.rfind("\n\n", a, b + 2)) >= a] + edges)
+
+
+def _plain_split_point(text: str, lo: int, hi: int) -> int:
     pos = text.rfind("\n\n", lo, hi + 2)
     if pos >= lo:
         return pos
@@ -114,21 +138,40 @@ def chunk_text(
         return ()
     stop = len(text.rstrip())
     min_fill = max(1, size // 4)
+    blocks = code_blocks(text)
+    code = [(b.offset, b.offset + b.length) for b in blocks]
+    starts_out = sorted(code + list(inline_code(text, blocks)))  # where a chunk may not start
     chunks: list[ChunkSpan] = []
     start = fresh = first.start()  # fresh: the first non-space character not yet in a chunk
     while True:
         if stop - start <= size:
             end = stop
         else:
-            end = _split_point(text, max(start + min_fill, fresh + 1), start + size)
+            end = _split_point(text, max(start + min_fill, fresh + 1), start + size, code)
             end = start + len(text[start:end].rstrip())
         chunks.append(ChunkSpan(index=len(chunks), offset=start, length=end - start, text=text[start:end]))
         if end >= stop:
             return tuple(chunks)
         fresh = _non_space_from(text, end)
-        start = _non_space_from(text, _next_start(text, start, end, overlap))
+        start = _non_space_from(text, _out_of_code(starts_out, _next_start(text, start, end, overlap), end))
         if fresh - start >= size:  # only whitespace would follow the overlap in the window
             start = fresh
+
+
+def _out_of_code(code: list[tuple[int, int]], pos: int, end: int) -> int:
+    """``pos``, or the end of the code block it falls inside when that block ends by ``end``."""
+    for s, e in _blocks_in(code, pos, pos):
+        if s < pos < e <= end:
+            return e
+    return pos
+
+
+def _blocks_in(code: list[tuple[int, int]], lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """The code blocks (sorted, disjoint ``(start, end)``) that reach into ``[lo, hi]``."""
+    for index in range(bisect_right(code, lo, key=lambda block: block[1]), len(code)):
+        if code[index][0] > hi:
+            return
+        yield code[index]
 
 
 def _non_space_from(text: str, pos: int) -> int:

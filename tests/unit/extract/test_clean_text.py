@@ -11,7 +11,7 @@ def test_markdown_emphasis_links_and_footnotes_become_spaces_of_the_same_length(
     clean = blank_markup(text)
     assert len(clean) == len(text)
     link_tail = " " * len("](https://example.org/x)")
-    assert clean == f"The  Le Monde  paper and   Nature   ran  a story{link_tail} on it.       Then  x  fell."
+    assert clean == f"The  Le Monde  paper and   Nature   ran  a story{link_tail} on it.       Then `x` fell."
     start = clean.index("Le Monde")
     assert text[start : start + len("Le Monde")] == "Le Monde"  # the offset map is the identity
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,7 +126,7 @@ def _scanned_characters(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
 
         monkeypatch.setattr(chunker, name, wrapper)
 
-    counted("_split_point", lambda text, lo, hi, result: hi + 2 - lo)
+    counted("_split_point", lambda text, lo, hi, code, result: hi + 2 - lo)
     counted("_next_start", lambda text, start, end, overlap, result: max(result, end) - start)
     counted("_non_space_from", lambda text, pos, result: result - pos + 1)
     chunks = chunk_text(text, size=500, overlap=50)
@@ -190,3 +192,20 @@ def test_chunk_every_decoder_output(kind: str, make_pdf: Callable[..., bytes]) -
             assert doc.text[base + c.offset : base + c.offset + c.length] == c.text
         total += len(chunks)
     assert total > 3
+
+
+DOCS = Path(__file__).resolve().parents[2] / "data" / "software_docs"
+
+
+@pytest.mark.parametrize("name", ["rust_book_hello_cargo.md", "curl_faq.md", "curl_manual.md"])
+def test_a_chunk_never_starts_inside_a_code_block_that_fits(name: str) -> None:
+    """The overlap of the next chunk starts after a code block, not in it, and blocks are cut only when too long."""
+    text = (DOCS / name).read_text(encoding="utf-8")
+    fences = [m.start() for m in re.finditer(r"(?m)^(?:```|~~~)", text)]
+    blocks = list(zip(fences[::2], fences[1::2]))  # these documents open and close every fence
+    for size, overlap in ((600, 100), (1000, 200)):
+        chunks = chunk_text(text, size=size, overlap=overlap)
+        check_chunks(text, chunks, size, overlap)
+        for c in chunks:
+            inside = [(lo, hi) for lo, hi in blocks if lo < c.offset <= hi and hi - lo < size // 2]
+            assert inside == [], c.text[:80]

@@ -1,0 +1,48 @@
+"""Answers over real software documentation in Markdown, loaded with the real pipeline (no LLM).
+
+Hard-wrapped sentences are quoted whole, code is never quoted as prose, inline code keeps its
+characters (tests/data/software_docs/SOURCES.md has the documents' sources and licences).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from provgraph import Provgraph
+
+DOCS = Path(__file__).resolve().parents[1] / "data" / "software_docs"
+FILES = ["curl_manual.md", "curl_faq.md", "rust_book_hello_cargo.md", "rust_book_keywords.md"]
+MODES = ["graph_rag", "document_rag"]
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Provgraph]:
+    with Provgraph(collection="docs", home=tmp_path_factory.mktemp("software-docs"), llm="none") as pg:
+        assert [r.status for r in pg.load([DOCS / name for name in FILES])] == ["loaded"] * len(FILES)
+        yield pg
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_hard_wrapped_sentence_is_quoted_whole(docs: Provgraph, mode: str) -> None:
+    answer = getattr(docs, mode)("Can keywords be used as identifiers?").text
+    assert ("As such, they cannot be used as identifiers (except as raw identifiers, as we discuss in the "
+            "“Raw Identifiers” section)") in answer
+    assert "\nIdentifiers”" not in answer and "][raw-identifiers]" not in answer
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_code_is_never_quoted_as_prose(docs: Provgraph, mode: str) -> None:
+    answer = getattr(docs, mode)("How do I run the hello_cargo executable on Windows?").text
+    assert "This command creates an executable file in target/debug/hello_cargo" in answer
+    for code in ("console", "$ ", "./target/debug/hello_cargo #", "Hello, world"):
+        assert code not in answer
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_inline_code_is_quoted_verbatim(docs: Provgraph, mode: str) -> None:
+    answer = getattr(docs, mode)("Which file does curl read from the user's home directory on startup?").text
+    assert ("curl automatically tries to read the `.curlrc` file (or `_curlrc` file on Microsoft Windows "
+            "systems) from the user's home directory on startup") in answer
