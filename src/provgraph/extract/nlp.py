@@ -5,12 +5,15 @@ lexicon, no model and no I/O, so the same text always gives the same analysis.
 
 - entities: capitalised names always count; a lowercase noun phrase counts when it occurs
   at least ``min_phrase_frequency`` times, or when it sits in a definition or next to a
-  name in a sentence (see :mod:`provgraph.extract.nlp_entities`);
+  name in a sentence (see :mod:`provgraph.extract.nlp_entities`); code is no entity (code
+  blocks are in no sentence, and inline code spans give no candidate);
 - definitions: "X is a Y…", "X were Y…", "X, a Y, …" give ``Definition(X, "a Y…")``;
 - relations: pairs of entities of one sentence, adjacent pairs first; the predicate is the
   1-5 connecting words when they are function words holding a verb or a preposition
-  ("worked with", "was awarded"), else ``"related to"``. Sentences without final
-  punctuation (headings) give none.
+  ("worked with", "was awarded", "at"), else ``"related to"``. Connecting words without a
+  content word or a preposition (only auxiliaries, modals, pronouns: "will", "is", "we can")
+  make no predicate: two names are then ``"related to"``, anything else no relation.
+  Sentences without final punctuation (headings) give none.
 
 >>> analyse("Marie Curie discovered polonium in 1898.").relations
 (Relation(subject='Marie Curie', predicate='discovered', object='polonium', sentence_index=0),)
@@ -24,11 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from provgraph.errors import InputError
+from provgraph.extract.nlp_code import inline_code
 from provgraph.extract.nlp_entities import TOKEN, Candidate, candidates, lowercase_words
 from provgraph.extract.nlp_lexicon import (
     GENERIC_NOUNS,
     NOUN_PREPOSITIONS,
     PREPOSITIONS,
+    is_content_word,
     is_delimiter,
     is_verbish,
 )
@@ -125,9 +130,11 @@ def analyse(
     if min_phrase_frequency < 1:
         raise InputError("min_phrase_frequency must be 1 or more")
     sentences = split_sentences(text)
-    lowercase = lowercase_words(text)
+    lowercase = lowercase_words(" ".join(s.text for s in sentences))  # words of the prose, not of its code
+    code = inline_code(text)
     per_sentence = [
-        candidates(text, s.offset, s.offset + s.length, lowercase) for s in sentences
+        [c for c in candidates(text, s.offset, s.offset + s.length, lowercase) if not _in_code(c, code)]
+        for s in sentences
     ]
     counts = Counter(c.label for found in per_sentence for c in found if not c.named)
     entities: list[EntityMention] = []
@@ -149,6 +156,10 @@ def analyse(
         if prose:
             relations.extend(_relations(text, kept, index, max_relations_per_sentence))
     return TextAnalysis(sentences, tuple(entities), tuple(definitions), tuple(relations))
+
+
+def _in_code(candidate: Candidate, code: Sequence[tuple[int, int]]) -> bool:
+    return any(lo < candidate.end and candidate.start < hi for lo, hi in code)
 
 
 def _exempt(found: Sequence[Candidate], position: int, definition: _Found | None) -> bool:
@@ -221,6 +232,10 @@ def _relations(text: str, kept: Sequence[Candidate], index: int, limit: int) -> 
             if distance > 1 and not both_named:
                 continue  # a loose pair is worth keeping only between two names
             predicate = _predicate(text[left.end : right.start]) if distance == 1 else RELATED_TO
+            if not predicate:
+                if not both_named:
+                    continue
+                predicate = RELATED_TO  # two names of one sentence still go together
             if not _attaches(predicate, left, right):
                 continue
             key = (left.label, predicate, right.label)
@@ -263,5 +278,6 @@ def _predicate(gap: str) -> str:
         words.pop()
     usable = any(is_verbish(word) or word in PREPOSITIONS for word in words)
     if usable and len(words) <= _MAX_PREDICATE_WORDS and all(map(is_delimiter, words)):
-        return " ".join(words)
+        # only auxiliaries, modals, pronouns ("will", "is", "we can"): no predicate
+        return " ".join(words) if any(is_content_word(w) or w in PREPOSITIONS for w in words) else ""
     return RELATED_TO

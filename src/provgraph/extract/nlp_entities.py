@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 from provgraph.extract.nlp_lexicon import (
+    BE_FORMS,
     CONNECTORS,
     IN_HEADS,
+    MODALS,
     NAME_ABBREVIATIONS,
     NON_ENTITIES,
     STOP_WORDS,
@@ -39,6 +41,9 @@ _MIN_LABEL, _MAX_LABEL = 2, 60
 _MAX_PHRASE_WORDS = 4
 _MAX_CHAIN = 2
 _ARTICLES = frozenset({"the", "a", "an"})
+_ADVERBS = frozenset("not also just still never always often only even already soon then now usually".split())
+_MAX_ADVERBS = 2
+_PLURAL = re.compile(r"[^su]s$")
 
 
 class _Kind(Enum):
@@ -83,7 +88,7 @@ def lowercase_words(text: str) -> frozenset[str]:
 def _kind(word: str) -> _Kind:
     if word[0].isdigit():
         return _Kind.NUMBER
-    low = word.lower()
+    low = word.lower().replace("’", "'")
     if word[0].isupper():
         title_case = len(word) == 1 or word[1:].islower()
         if title_case and (low in STOP_WORDS or low in VERBS):
@@ -234,6 +239,27 @@ def _modified_head(text: str, tokens: list[_Token], lo: int, hi: int) -> int:
     return end
 
 
+def _verb_phrase(text: str, tokens: list[_Token], lo: int, hi: int) -> bool:
+    """True when the lowercase run ``tokens[lo:hi]`` follows an auxiliary, so it is no noun phrase.
+
+    After a modal or "do" it is a verb ("will attempt", "can't compile"); after a form of "be" a
+    participle ("is working") or, a single word that is not plural, an adjective ("is ideal").
+    Adverbs in between ("will not always work") are skipped.
+    """
+    before = lo - 1
+    while before >= 0 and tokens[before].text.lower() in _ADVERBS and lo - before <= _MAX_ADVERBS:
+        before -= 1
+    if before < 0 or not _joined(text, tokens[before], tokens[before + 1]):
+        return False
+    word = tokens[before].text.lower().replace("’", "'")
+    if word in MODALS:
+        return True
+    if word not in BE_FORMS:
+        return False
+    first = tokens[lo].text.lower()
+    return first.endswith(("ing", "ed")) or (hi - lo == 1 and not _PLURAL.search(first))
+
+
 def candidates(text: str, start: int, end: int, lowercase: frozenset[str]) -> list[Candidate]:
     """Entity candidates of the sentence ``text[start:end]``, in order of appearance."""
     tokens = [
@@ -265,7 +291,7 @@ def candidates(text: str, start: int, end: int, lowercase: frozenset[str]) -> li
         if named is not None:
             found.append(named)
     for lo, hi in _word_runs(text, tokens):
-        if lo in absorbed:
+        if lo in absorbed or _verb_phrase(text, tokens, lo, hi):
             continue
         phrase = _candidate(text, tokens[lo:hi], named=False)
         if phrase is not None:

@@ -19,8 +19,11 @@ __all__ = [
     "TITLES",
     "NAME_ABBREVIATIONS",
     "ABBREVIATIONS",
+    "BE_FORMS",
+    "MODALS",
     "is_verbish",
     "is_delimiter",
+    "is_content_word",
 ]
 
 
@@ -34,9 +37,20 @@ PREPOSITIONS = _words(
     across along alongside around near beyond via per since until till like"""
 )
 
-_AUXILIARIES = _words(
-    """is am are was were be been being have has had having do does did doing will would
-    shall should can could may might must"""
+BE_FORMS = _words("is am are was were be been being")
+"""Forms of "be": a lowercase word right after one is a participle or an adjective, unless it is plural."""
+
+MODALS = _words(
+    """will would shall should can could may might must do does did won't can't cannot don't
+    doesn't didn't shouldn't wouldn't couldn't mustn't isn't aren't wasn't weren't"""
+)
+"""Modals and "do" forms (also negated): the lowercase word right after one is a verb, never a noun."""
+
+_AUXILIARIES = BE_FORMS | MODALS | _words("have has had having doing haven't hasn't hadn't")
+
+_CONTRACTIONS = _words(
+    """it's that's there's here's what's let's i'm i've i'll i'd we're we've we'll we'd you're
+    you've you'll you'd they're they've they'll they'd he's he'll he'd she's she'll she'd"""
 )
 
 STOP_WORDS = (
@@ -51,8 +65,10 @@ STOP_WORDS = (
         next new up down out off away back however therefore thus hence although though
         because whether either neither later early today together two three four five far
         well once end way time part parts kind kinds number year years another aside
-        itself himself herself themselves yes"""
+        itself himself herself themselves yes instead rather else etc perhaps maybe indeed
+        otherwise furthermore moreover meanwhile anyway"""
     )
+    | _CONTRACTIONS
 )
 
 VERBS = _AUXILIARIES | _words(
@@ -123,15 +139,26 @@ _LY_NOUNS = _words("family supply assembly italy anomaly monopoly")
 
 def is_verbish(word: str) -> bool:
     """True for a known verb or auxiliary, or a lowercase word ending in "-ed"."""
-    low = word.lower()
+    low = _plain(word)
     if low in VERBS:
         return True
     return word.islower() and len(low) >= 5 and low.endswith("ed") and low not in _ED_NOUNS
 
 
+def is_content_word(word: str) -> bool:
+    """True for a word that says something: not a stop word (auxiliary, modal, preposition, pronoun…)."""
+    low = _plain(word)
+    return low not in STOP_WORDS and low not in CONNECTORS
+
+
+def _plain(word: str) -> str:
+    return word.lower().replace("’", "'")
+
+
 def is_delimiter(word: str) -> bool:
     """True when a lowercase word ends a noun phrase: stop word, verb or "-ly" adverb."""
-    low = word.lower()
+    low = _plain(word)
     if low in STOP_WORDS or low in CONNECTORS or is_verbish(word):
         return True
     return len(low) >= 6 and low.endswith("ly") and low not in _LY_NOUNS
+

@@ -380,3 +380,14 @@ def test_generic_nouns_and_loose_pairs_need_more_than_a_neighbouring_name() -> N
     analysis = analyse("On the evening that Marie Curie won, Becquerel smiled.")
     assert "evening" not in {e.label for e in analysis.entities}
     assert all("evening" not in (r.subject, r.object) for r in analysis.relations)
+
+
+def test_modal_and_auxiliary_connections_make_no_fact_and_verbs_after_them_no_entity() -> None:
+    assert [(r.subject, r.predicate, r.object) for r in analyse(
+        "If the connection drops, the Client will attempt to reconnect.").relations if r.predicate != RELATED_TO] == []
+    assert "attempt" not in _labels("If the connection drops, the Client will attempt to reconnect.")
+    assert analyse("Rust is ideal for systems programming.").relations == (
+        Relation("Rust", RELATED_TO, "systems programming", 0),)
+    assert _labels("We can't compile Rust without Cargo.") == ["Rust", "Cargo"]
+    neutrons = analyse("Neutrons are particles without charge.")
+    assert neutrons.relations == () and neutrons.definitions == (Definition("Neutrons", "particles without charge", 0),)

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from provgraph.extract.clean_text import blank_markup, strip_markers
-from provgraph.extract.nlp import split_sentences
+from provgraph.extract.nlp import analyse, split_sentences
 from provgraph.extract.nlp_code import code_blocks
+from provgraph.extract.nlp_lexicon import PREPOSITIONS, STOP_WORDS
 from provgraph.ingest.chunker import chunk_text
 from provgraph.ingest.markdown_decoder import decode_markdown
 
@@ -133,3 +134,24 @@ def test_blanked_markup_never_indents_a_line_into_a_code_block() -> None:
     text = "[18] Rowell (1962), 14.\n\n[19] Eck (2003), 9."
     assert [strip_markers(s.text) for s in split_sentences(blank_markup(text))] == [
         "Rowell (1962), 14.", "Eck (2003), 9."]
+
+
+def test_no_fact_has_a_modal_auxiliary_or_pronoun_predicate() -> None:
+    text = _doc("curl_manual.md")
+    start = text.index("The server can also specify for what path")
+    paragraph = text[start : text.index("\n\n", start)]  # "... when the cookie\nshould expire ..."
+    facts = {(r.subject, r.predicate, r.object) for r in analyse(blank_markup(paragraph)).relations}
+    assert not any(o == "expire" or p == "should" for _, p, o in facts), facts
+    for name in ("curl_manual.md", "curl_faq.md", "rust_book_hello_cargo.md"):
+        for chunk in _chunks(name):
+            for r in analyse(blank_markup(chunk)).relations:
+                assert not all(w in STOP_WORDS and w not in PREPOSITIONS for w in r.predicate.split()), r
+
+
+def test_no_entity_comes_from_code() -> None:
+    for name in ("curl_manual.md", "curl_faq.md", "rust_book_hello_cargo.md"):
+        for chunk in _chunks(name):
+            clean = blank_markup(chunk)
+            code = _code_spans(chunk) + [m.span() for m in re.finditer(r"`(?:[^`\n]|\n(?!\s*\n))+`", chunk)]
+            for m in analyse(clean).entities:
+                assert not any(lo < m.offset + m.length and m.offset < hi for lo, hi in code), m
