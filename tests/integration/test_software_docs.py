@@ -46,3 +46,13 @@ def test_inline_code_is_quoted_verbatim(docs: Provgraph, mode: str) -> None:
     answer = getattr(docs, mode)("Which file does curl read from the user's home directory on startup?").text
     assert ("curl automatically tries to read the `.curlrc` file (or `_curlrc` file on Microsoft Windows "
             "systems) from the user's home directory on startup") in answer
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_quote_drops_markup_but_not_the_spacing_around_it(docs: Provgraph, mode: str) -> None:
+    answer = getattr(docs, mode)("What format is Cargo.toml in?").text  # "(_Tom’s Obvious, Minimal\nLanguage_)"
+    assert "This file is in the TOML (Tom’s Obvious, Minimal Language) format" in answer
+
+
+def test_a_sentence_may_start_with_inline_code(docs: Provgraph) -> None:
+    assert docs.document_rag("Where does tee read from?").text.startswith("`tee` reads from stdin [1].")

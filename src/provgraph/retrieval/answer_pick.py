@@ -146,9 +146,9 @@ def _candidates(passages: Sequence[tuple[str, str, int]]) -> list[_Candidate]:
         sentences = [s for s in split_sentences(clean)]
         previous = ""
         for i, s in enumerate(sentences):
-            quote = _after_residue(strip_markers(s.text))
+            quote = _after_residue(strip_markers(text[s.offset : s.offset + s.length], s.text))
             first = i == 0 and s.offset > 0 or (i == 0 and quote[:1].islower())
-            first = first or not (quote[:1].isalnum() or quote[:1] in "\"“‘'(")
+            first = first or not (quote[:1].isalnum() or quote[:1] in "\"“‘'(`")
             usable = (is_terminated(quote) and _MIN_CHARS <= len(quote) <= _MAX_CHARS and not first
                       and not _CITING.search(quote))
             if usable:
