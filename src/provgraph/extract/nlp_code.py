@@ -27,15 +27,17 @@ one piece of text (often a chunk cut out of a longer document) can tell:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["CODE_INDENT", "CodeBlock", "code_blocks", "indent_columns", "inline_code", "line_spans"]
 
-_MAYBE = re.compile(r"^(?:[ ]{0,3}(?:`{3}|~{3})|[ ]{4}|[ ]{0,3}\t)", re.MULTILINE)  # a fence or an indent
 _FENCE = re.compile(r"[ ]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)")
+_INDENTED = r"(?:[ ]{4}|[ ]{0,3}\t)[ \t]*\S"  # a line indented into code, after a blank line or at the start
+_INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\n" + _INDENTED)
+_INDENTED_FIRST = re.compile(_INDENTED)
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)]|[A-Za-z][.)]|[ivxIVX]{1,5}[.)])(?:[ \t]+|$)")
-_TICKS = re.compile(r"`+")
 _ALIGNED = re.compile(r"\S[ \t]{2,}\S")  # columns lined up with spaces: preformatted, not prose
 _SENTENCE_END = re.compile(r"\w[.!?…][\"'”’)\]]*(?:\s|$)")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -90,7 +92,12 @@ def _fence(line: str) -> _Fence | None:
 
 def _closes(fence: _Fence, line: str) -> bool:
     found = _fence(line)
-    return found is not None and found.char == fence.char and found.size >= fence.size and not found.info
+    return found is not None and _matches(fence, found)
+
+
+def _matches(fence: _Fence, found: _Fence) -> bool:
+    """Whether the fence line ``found`` closes the block ``fence`` opened."""
+    return found.char == fence.char and found.size >= fence.size and not found.info
 
 
 def indent_columns(line: str) -> int:
@@ -108,34 +115,86 @@ def indent_columns(line: str) -> int:
 
 def code_blocks(text: str) -> tuple[CodeBlock, ...]:
     """The code blocks of ``text``, in order."""
-    if _MAYBE.search(text) is None:
-        return ()
-    lines = line_spans(text)
-    first = next((i for i, (lo, hi) in enumerate(lines) if _fence(text[lo:hi])), None)
-    blocks, openers = _scan(text, lines, None)
-    if first is not None:
-        fence = _fence(text[slice(*lines[first])])
-        assert fence is not None
-        if not fence.info:
-            inside, inside_openers = _scan(text, lines, fence)
-            if _starts_inside(text, lines[first], openers, inside_openers):
-                return tuple(inside)
-    return tuple(blocks)
+    if not ("```" in text or "~~~" in text or "\n    " in text or "\t" in text or text.startswith("    ")):
+        return ()  # no fence and no indentation: no code (substring tests, fast)
+    fences = _fence_lines(text)
+    start_in = _opening(text, fences)
+    pairs = _pairs(fences, start_in, len(text))
+    indented = [m.end() - 1 for m in _INDENTED_AFTER_BLANK.finditer(text)] + ([0] if _INDENTED_FIRST.match(text) else [])
+    if not any(_outside(pairs, pos) for pos in indented):
+        return tuple(_block(text, lo, hi, body_lo, body_hi, info) for lo, hi, body_lo, body_hi, info in pairs)
+    return tuple(_scan(text, line_spans(text), start_in))  # indented code too: read line by line
 
 
-def _score(openers: Sequence[_Fence]) -> int:
-    return sum(1 if f.info else -1 for f in openers)
+def _fence_lines(text: str) -> list[tuple[int, int, _Fence]]:
+    """``(line start, line end, fence)`` of every fence line (found by substring search: fast)."""
+    found: list[tuple[int, int, _Fence]] = []
+    for mark in ("```", "~~~"):
+        pos, done = text.find(mark), -1
+        while pos >= 0:
+            start = text.rfind("\n", 0, pos) + 1
+            if start > done and pos - start <= 3 and not text[start:pos].strip(" "):
+                end = text.find("\n", pos)
+                end = len(text) if end < 0 else end
+                fence = _fence(text[start:end])
+                if fence is not None:
+                    found.append((start, end, fence))
+                done = end
+            pos = text.find(mark, max(pos + 3, done))
+    return sorted(found, key=lambda line: line[0])
 
 
-def _starts_inside(text: str, first: tuple[int, int], out: list[_Fence], inside: list[_Fence]) -> bool:
-    """Whether a text whose first fence line (``first``) is bare starts inside a code block."""
-    if any(f.info for f in inside) and _score(inside) > _score(out):
-        return True
-    if inside:
-        return False
-    # the only fence: it closes when the text before it is code (or nothing) and the text after it prose
-    before = text[: first[0]]
-    return (not before.strip() or _reads_as_code(before)) and not _reads_as_code(text[first[1]:])
+def _pairs(fences: list[tuple[int, int, _Fence]], inside: _Fence | None,
+           size: int) -> list[tuple[int, int, int, int, str]]:
+    """``(start, end, body start, body end, info)`` of the fenced blocks made by the fence lines."""
+    out: list[tuple[int, int, int, int, str]] = []
+    fence, start, body = inside, 0, 0
+    for lo, hi, found in fences:
+        if fence is None:
+            fence, start, body = found, lo, min(hi + 1, size)
+        elif _matches(fence, found):
+            out.append((start, hi, body, lo, fence.info))
+            fence = None
+    if fence is not None:
+        out.append((start, size, body, size, fence.info))
+    return out
+
+
+def _outside(pairs: list[tuple[int, int, int, int, str]], pos: int) -> bool:
+    return not any(lo <= pos < hi for lo, hi, *_ in pairs)
+
+
+def _opening(text: str, fences: list[tuple[int, int, _Fence]]) -> _Fence | None:
+    """The fence ``text`` starts inside of (a text cut out of a longer one), else ``None``.
+
+    Only a bare first fence line can close a block the text starts in: it does when the fence
+    lines pair up better that way (their openers carry info strings), or, when it is the only
+    fence line, when the text before it reads as code (or is empty) and the text after it does not.
+    """
+    if not fences or fences[0][2].info:
+        return None
+    first = fences[0][2]
+    score = {start: sum(1 if f.info else -1 for f in _openers(fences, start)) for start in (None, first)}
+    inside = _openers(fences, first)
+    if any(f.info for f in inside) and score[first] > score[None]:
+        return first
+    if len(fences) > 1:
+        return None
+    before = text[: fences[0][0]]
+    after = text[fences[0][1]:]
+    return first if (not before.strip() or _reads_as_code(before)) and not _reads_as_code(after) else None
+
+
+def _openers(fences: list[tuple[int, int, _Fence]], inside: _Fence | None) -> list[_Fence]:
+    found: list[_Fence] = []
+    fence = inside
+    for _, _, line in fences:
+        if fence is None:
+            fence = line
+            found.append(line)
+        elif _matches(fence, line):
+            fence = None
+    return found
 
 
 def _reads_as_code(segment: str) -> bool:
@@ -145,10 +204,9 @@ def _reads_as_code(segment: str) -> bool:
     return sum(c in _SYMBOLS for c in chars) / len(chars) > _CODE_DENSITY
 
 
-def _scan(text: str, lines: list[tuple[int, int]], inside: _Fence | None) -> tuple[list[CodeBlock], list[_Fence]]:
-    """Blocks and fenced-block openers of ``text``; ``inside``: the text starts inside that fence."""
+def _scan(text: str, lines: list[tuple[int, int]], inside: _Fence | None) -> list[CodeBlock]:
+    """The blocks of ``text``, line by line; ``inside``: the text starts inside that fence."""
     blocks: list[CodeBlock] = []
-    openers: list[_Fence] = []
     fence = inside
     fence_start = body_start = 0
     indented: tuple[int, int] | None = None  # (start, end) of the open indented block
@@ -175,7 +233,6 @@ def _scan(text: str, lines: list[tuple[int, int]], inside: _Fence | None) -> tup
         opened = _fence(line)
         if opened is not None:
             fence, fence_start, body_start = opened, lo, min(hi + 1, len(text))
-            openers.append(opened)
             continue
         if blank:
             after_blank = True
@@ -193,7 +250,7 @@ def _scan(text: str, lines: list[tuple[int, int]], inside: _Fence | None) -> tup
         blocks.append(_block(text, fence_start, len(text), body_start, len(text), fence.info))
     elif indented is not None:
         blocks.extend(_indented(text, *indented))
-    return blocks, openers
+    return blocks
 
 
 def _indented(text: str, start: int, end: int) -> list[CodeBlock]:
@@ -216,21 +273,43 @@ def inline_code(text: str, blocks: Sequence[CodeBlock] | None = None) -> tuple[t
     if "`" not in text:
         return ()
     found = code_blocks(text) if blocks is None else blocks
+    block_ends = [b.offset + b.length for b in found]
+    runs = [run for run in _tick_runs(text) if not _in_block(found, block_ends, run[0])]
+    if len(runs) < 2:
+        return ()
+    # a span stays in its paragraph and outside code blocks: group the runs by what separates them
+    breaks = sorted([m.start() for m in _PARAGRAPH_BREAK.finditer(text)] + [b.offset for b in found])
     spans: list[tuple[int, int]] = []
-    pos = 0
-    for start, end in [*((b.offset, b.offset + b.length) for b in found), (len(text), len(text))]:
-        lo = pos
-        for brk in [*_PARAGRAPH_BREAK.finditer(text, pos, start), None]:
-            hi = start if brk is None else brk.start()
-            spans.extend(_paired_runs(text, lo, hi))
-            lo = start if brk is None else brk.end()
-        pos = end
-    return tuple(spans)
+    group: list[tuple[int, int]] = []
+    area = -1
+    for run in runs:
+        here = bisect_right(breaks, run[0])
+        if here != area:
+            spans += _paired_runs(group)
+            group, area = [], here
+        group.append(run)
+    return tuple(spans + _paired_runs(group))
 
 
-def _paired_runs(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    """Spans of one paragraph: each backtick run up to the next run of the same length (linear time)."""
-    runs = [m.span() for m in _TICKS.finditer(text, lo, hi)]
+def _tick_runs(text: str) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    pos = text.find("`")
+    while pos >= 0:
+        end = pos + 1
+        while end < len(text) and text[end] == "`":
+            end += 1
+        runs.append((pos, end))
+        pos = text.find("`", end)
+    return runs
+
+
+def _in_block(blocks: Sequence[CodeBlock], ends: list[int], pos: int) -> bool:
+    index = bisect_right(ends, pos)
+    return index < len(blocks) and blocks[index].offset <= pos
+
+
+def _paired_runs(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans of one paragraph's backtick runs: each up to the next run of the same length (linear time)."""
     following: list[int | None] = [None] * len(runs)
     last: dict[int, int] = {}
     for index in range(len(runs) - 1, -1, -1):
