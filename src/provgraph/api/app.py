@@ -41,7 +41,7 @@ def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_us
     app = FastAPI(
         title="provgraph", version=__version__, lifespan=lifespan,
         description="Explainable knowledge-graph RAG over HTTP: the CLI's commands, streamed explain events.",
-        openapi_url=f"{PREFIX}/openapi.json", docs_url=f"{PREFIX}/docs", redoc_url=None,
+        openapi_url=f"{PREFIX}/openapi.json", docs_url=None, redoc_url=None,  # docs: api/viewer.py
     )
     app.state.provgraph = state
     install_handlers(app)

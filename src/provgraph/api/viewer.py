@@ -2,7 +2,8 @@
 
 Every page path returns the same ``index.html``; the ES modules under ``/static/js/`` read the
 path and fetch everything they show from the public API with the user's token. The pages need
-no inline script or style, so the Content-Security-Policy forbids both.
+no inline script or style, so the Content-Security-Policy forbids both. The API's interactive
+page (``/api/v1/docs``, Swagger UI) is served from ``/static/vendor`` too: it works offline.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from fastapi.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-__all__ = ["STATIC_DIR", "CSP", "PAGE_PATHS", "mount_viewer", "install"]
+__all__ = ["STATIC_DIR", "CSP", "DOCS_CSP", "PAGE_PATHS", "mount_viewer", "install"]
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+# Swagger UI draws its icons from data: URLs; it needs no inline script or style either.
+DOCS_CSP = CSP.replace("img-src 'self'", "img-src 'self' data:")
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
@@ -51,6 +54,12 @@ def mount_viewer(app: FastAPI) -> None:
         app.add_api_route(path, _page, methods=["GET"], include_in_schema=False)
 
 
+def _docs() -> FileResponse:
+    return FileResponse(STATIC_DIR / "api-docs.html", media_type="text/html",
+                        headers={**SECURITY_HEADERS, "Content-Security-Policy": DOCS_CSP, "Cache-Control": "no-cache"})
+
+
 def install(app: FastAPI, state: object, prefix: str) -> None:
     """The hook ``create_app`` calls for optional route modules."""
     mount_viewer(app)
+    app.add_api_route(f"{prefix}/docs", _docs, methods=["GET"], include_in_schema=False)

@@ -34,6 +34,11 @@ def test_vendored_files_match_their_recorded_version_hash_and_licence() -> None:
     bundle = STATIC_DIR / "vendor" / "cytoscape" / "cytoscape.esm.min.js"
     assert hashlib.sha256(bundle.read_bytes()).hexdigest() == row.group(2)
     assert "The Cytoscape Consortium" in (STATIC_DIR / "vendor" / "cytoscape" / "LICENSE").read_text(encoding="utf-8")
+    for name, digest in re.findall(r"`swagger-ui/([a-z.-]+)` \(sha256 `([0-9a-f]{64})`\)", readme):
+        assert hashlib.sha256((STATIC_DIR / "vendor" / "swagger-ui" / name).read_bytes()).hexdigest() == digest
+    assert re.search(r"`swagger-ui-dist` \(npm registry\) \| 5\.35\.0 \| Apache-2\.0", readme)
+    assert "Apache License" in (STATIC_DIR / "vendor" / "swagger-ui" / "LICENSE").read_text(encoding="utf-8")
+    assert len(re.findall(r"`swagger-ui/([a-z.-]+)` \(sha256", readme)) == 2
     imports = {m for p in OWN_JS for m in re.findall(r'from "(/static/vendor/[^"]+)"', p.read_text(encoding="utf-8"))}
     assert imports == {"/static/vendor/cytoscape/cytoscape.esm.min.js"}
     remote = re.compile(r"""(?:from|import\(|fetch\()\s*["'](?:https?:)?//""")
