@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -47,14 +48,19 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(home: Path, *args: str) -> Iterator[LiveServer]:
-    """Start ``provgraph serve`` over ``home``; stopped (SIGTERM) on exit."""
+def live_server(home: Path, *args: str, max_fds: int | None = None) -> Iterator[LiveServer]:
+    """Start ``provgraph serve`` over ``home``; stopped (SIGTERM) on exit. ``max_fds`` caps its file descriptors."""
+
+    def cap_fds() -> None:
+        if max_fds is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max_fds, max_fds))
+
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}
     env["PROVGRAPH_HOME"] = str(home)
     log = open(home.parent / f"serve-{port}.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
+                            env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=cap_fds)
     server = LiveServer(f"http://127.0.0.1:{port}", home, proc)
     try:
         deadline = time.monotonic() + 60

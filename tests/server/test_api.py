@@ -303,7 +303,7 @@ def test_limits_give_clear_4xx(api: Api) -> None:
     stalled = []
     for _ in range(3):  # three requests whose bodies never finish: the token's whole allowance
         s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(b"POST /api/v1/collections/x/import HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+        s.sendall(b"POST /api/v1/collections/x/import HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n"
                   b"Authorization: Bearer " + api.tokens["bob"].encode() + b"\r\n\r\nabc")
         stalled.append(s)
     try:

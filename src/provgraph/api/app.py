@@ -12,6 +12,7 @@ from provgraph import __version__
 from provgraph.api import routes_data, routes_rag
 from provgraph.api.errors import install_handlers
 from provgraph.api.guard import Guard
+from provgraph.api.origin import HostPolicy, OriginGuard
 from provgraph.api.schemas import TokenUser
 from provgraph.api.state import Limits, ServerState, user_of
 from provgraph.config import Settings
@@ -22,12 +23,17 @@ PREFIX = "/api/v1"
 
 
 def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_user: str = "default",
+               hosts: HostPolicy | None = None, require_tokens: bool = False,
                on_stop: Callable[[str], None] | None = None) -> FastAPI:
     """The app over the data directory of ``settings``; without tokens every request acts as ``anonymous_user``.
 
-    ``on_stop`` hears one line once shutdown has closed every collection.
+    With ``require_tokens`` (a server bound beyond loopback), or when a token exists now, every
+    request needs a token for the life of the app. ``hosts`` names the server (the bound address and
+    allowed host names; loopback names always). ``on_stop`` hears one line once shutdown has closed
+    every collection.
     """
-    state = ServerState(settings, limits=limits or Limits(), anonymous_user=anonymous_user)
+    state = ServerState(settings, limits=limits or Limits(), hosts=hosts or HostPolicy(),
+                        anonymous_user=anonymous_user, require_tokens=require_tokens)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -60,6 +66,7 @@ def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_us
         return {"user": user_of(request)}
 
     app.add_middleware(Guard, state=state)  # type: ignore[arg-type]
+    app.add_middleware(OriginGuard, policy=state.hosts)  # type: ignore[arg-type]  # outermost: every path
     return app
 
 

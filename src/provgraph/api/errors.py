@@ -7,6 +7,7 @@ The message is the CLI's ``error:`` line, word for word.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import Request
@@ -16,7 +17,7 @@ from starlette.exceptions import HTTPException
 
 from provgraph import errors
 
-__all__ = ["status_for", "error_body", "ApiError", "install_handlers"]
+__all__ = ["status_for", "error_body", "ApiError", "install_handlers", "refuse"]
 
 
 class ApiError(Exception):
@@ -43,6 +44,18 @@ def status_for(exc: errors.ProvgraphError) -> int:
 def error_body(type_: str, message: str) -> dict[str, Any]:
     """The one error shape."""
     return {"error": {"type": type_, "message": message}}
+
+
+async def refuse(scope: dict[str, Any], send: Any, status: int, type_: str, message: str,
+                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    """Answer an ASGI request with the one error shape (a WebSocket handshake: closed with ``4000 + status``)."""
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 4000 + status, "reason": message[:120]})
+        return
+    body = json.dumps(error_body(type_, message)).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(headers or [])]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def one_line(exc: BaseException) -> str:

@@ -1,37 +1,29 @@
 """The ASGI guard in front of every ``/api/v1`` route: token → user, per-token concurrency, body size.
 
-Without any token stored the server is open and every request acts as one user (loopback only:
-``serve`` refuses other hosts then). Refusals use the one error shape: 401 bad or missing token,
-413 body too large, 429 too many requests in flight for the token.
+The auth mode is fixed when the server starts and can only close: a server started with tokens (or
+bound beyond loopback) requires one on every request for the rest of its life, so revoking the last
+token or deleting ``tokens.json`` leaves every request refused, never open. A server started open
+(loopback, no token yet) acts as one user until the first token is created, and requires tokens from
+then on. Refusals use the one error shape: 401 bad or missing token, 413 body too large, 429 too many
+requests in flight for the token (WebSocket messages count too: api/budget.py), 503 token file unreadable.
 """
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from typing import Any
 
-from provgraph.api.errors import error_body
+from provgraph.api.errors import refuse
+from provgraph.api.origin import header
 from provgraph.api.state import ServerState
+from provgraph.errors import ConfigError
 
 __all__ = ["Guard"]
 
 _OPEN = ("/api/v1/openapi.json", "/api/v1/docs", "/api/v1/health")
 
 
-class _TooLarge(Exception):
-    pass
-
-
-def _header(scope: dict[str, Any], name: bytes) -> str | None:
-    for key, value in scope.get("headers", []):
-        if key.lower() == name:
-            return str(value.decode("latin-1"))
-    return None
-
-
 def _token(scope: dict[str, Any]) -> str | None:
-    auth = _header(scope, b"authorization")
+    auth = header(scope, b"authorization")
     if auth and auth.lower().startswith("bearer "):
         return auth[7:].strip()
     if scope["type"] == "websocket":  # browsers cannot set headers on a WebSocket
@@ -48,18 +40,6 @@ class Guard:
     def __init__(self, app: Any, state: ServerState) -> None:
         self.app = app
         self.state = state
-        self.in_flight: Counter[str] = Counter()
-
-    async def _refuse(self, scope: dict[str, Any], send: Any, status: int, type_: str, message: str) -> None:
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 4000 + status, "reason": message[:120]})
-            return
-        body = json.dumps(error_body(type_, message)).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        if status == 401:
-            headers.append((b"www-authenticate", b"Bearer"))
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket") or not scope["path"].startswith("/api/v1") \
@@ -68,54 +48,84 @@ class Guard:
             return
         await self._call(scope, receive, send)
 
+    def _user(self, token: str | None) -> str | None:
+        """The user a request acts as; None when it must be refused. Raises ConfigError (token file unreadable)."""
+        tokens = self.state.tokens
+        if not self.state.require_tokens and tokens.enabled():
+            self.state.require_tokens = True  # the first token closes an open server for good
+        if not self.state.require_tokens:
+            return self.state.anonymous_user
+        return tokens.user_of(token) if token else None
+
     async def _call(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         token = _token(scope)
-        if self.state.tokens.enabled():
-            user = self.state.tokens.user_of(token) if token else None
-            if user is None:
-                await self._refuse(scope, send, 401, "Unauthorized",
-                                   "missing or invalid token: send 'Authorization: Bearer TOKEN' "
-                                   "(create one with: provgraph tokens create -U USER)")
-                return
-        else:
-            user = self.state.anonymous_user
-        key = token or ""
-        if self.in_flight[key] >= self.state.limits.concurrency_per_token:
-            await self._refuse(scope, send, 429, "TooManyRequests",
-                               f"more than {self.state.limits.concurrency_per_token} requests in flight "
-                               "for this token: wait for one to finish")
+        try:
+            user = self._user(token)
+        except ConfigError as exc:
+            await refuse(scope, send, 503, "ConfigError", str(exc))
             return
-        limit = int(self.state.limits.max_body_mb * 2**20)
-        length = _header(scope, b"content-length")
-        if length is not None and length.isdigit() and int(length) > limit:
-            await self._refuse(scope, send, 413, "PayloadTooLarge",
-                               f"request body of {int(length):,} bytes is over the limit of {limit:,} bytes")
+        if user is None:
+            await refuse(scope, send, 401, "Unauthorized", "missing or invalid token: send 'Authorization: Bearer "
+                         "TOKEN' (create one with: provgraph tokens create -U USER)", [(b"www-authenticate", b"Bearer")])
             return
         scope["provgraph.user"] = user
-        received = 0
-        started = False
+        key = scope["provgraph.budget"] = token or ""
+        if scope["type"] == "websocket":  # each message on the socket takes its own slot (api/socket.py)
+            await self.app(scope, receive, send)
+            return
+        limit = int(self.state.limits.max_body_mb * 2**20)
+        length = header(scope, b"content-length")
+        if length is not None and length.isdigit() and int(length) > limit:
+            await refuse(scope, send, 413, "PayloadTooLarge",
+                         f"request body of {int(length):,} bytes is over the limit of {limit:,} bytes")
+            return
+        if not self.state.budget.take(key):
+            await refuse(scope, send, 429, "TooManyRequests", self.state.budget.refusal())
+            return
+        try:
+            await _Bounded(self.app, limit).run(scope, receive, send)
+        finally:
+            self.state.budget.give(key)
 
+
+class _Bounded:
+    """One HTTP request whose body may not pass ``limit`` bytes, however it is sent (chunked included).
+
+    Past the limit the request is answered 413 here; the route then reads a disconnect and whatever
+    it would answer is dropped.
+    """
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+        self.received = 0
+        self.started = False
+        self.refused = False
+
+    async def run(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         async def bounded_receive() -> Any:
-            nonlocal received
+            if self.refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message.get("type") == "http.request":
-                received += len(message.get("body", b""))
-                if received > limit:
-                    raise _TooLarge()
+                self.received += len(message.get("body", b""))
+                if self.received > self.limit:
+                    self.refused = True
+                    if not self.started:
+                        self.started = True
+                        await refuse(scope, send, 413, "PayloadTooLarge",
+                                     f"request body is over the limit of {self.limit:,} bytes")
+                    return {"type": "http.disconnect"}
             return message
 
         async def tracking_send(message: Any) -> None:
-            nonlocal started
+            if self.refused:
+                return
             if message.get("type") == "http.response.start":
-                started = True
+                self.started = True
             await send(message)
 
-        self.in_flight[key] += 1
         try:
-            await self.app(scope, bounded_receive if scope["type"] == "http" else receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await self._refuse(scope, send, 413, "PayloadTooLarge",
-                                   f"request body is over the limit of {limit:,} bytes")
-        finally:
-            self.in_flight[key] -= 1
+            await self.app(scope, bounded_receive, tracking_send)
+        except Exception:
+            if not self.refused:
+                raise  # a route that failed on its own account; otherwise the 413 has been sent

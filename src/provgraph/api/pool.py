@@ -6,17 +6,23 @@ vector indexes lock internally) and answer from what is committed; writes to one
 (load, extract, remove, import, traces delete) take its write lock, one at a time. Dropping,
 backing up or restoring a collection takes it for itself: it waits until nobody uses it, closes it,
 and new requests for it wait until that is done.
+
+Open collections are bounded (each holds about 30 file descriptors and a few MB): one user keeps
+at most ``per_user`` open and the server ``total``; opening one more first closes the least
+recently used collection that no request is using (of that user, or of anyone for ``total``). When
+every one is in use, the request waits for one to be free, and gives up after ``wait_s``.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from provgraph.config import Settings
-from provgraph.errors import NotFound
+from provgraph.errors import NotFound, StoreUnavailable
 from provgraph.layout import CollectionRef
 from provgraph.models.base import Embedder
 from provgraph.models.factory import build_embedder
@@ -36,8 +42,9 @@ class _Entry:
 class RuntimePool:
     """The server's open collections; ``use`` lends a runtime configured with the request's settings."""
 
-    def __init__(self) -> None:
-        self._entries: dict[tuple[str, str, str], _Entry] = {}
+    def __init__(self, *, per_user: int = 8, total: int = 64, wait_s: float = 30.0) -> None:
+        self.per_user, self.total, self.wait_s = per_user, total, wait_s
+        self._entries: OrderedDict[tuple[str, str, str], _Entry] = OrderedDict()  # least recently used first
         self._embedders: dict[tuple[str, str | None], Embedder] = {}
         self._lock = threading.Condition()
         self._exclusive: set[tuple[str, str, str]] = set()  # collections closed for a drop, backup or restore
@@ -51,22 +58,43 @@ class RuntimePool:
 
     def _entry(self, settings: Settings, create: bool) -> _Entry:
         key = (str(settings.home), settings.user, settings.collection)
-        self._lock.wait_for(lambda: key not in self._exclusive)
-        entry = self._entries.get(key)
-        if entry is None:
+        while True:
+            self._lock.wait_for(lambda: key not in self._exclusive)
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                return entry
             ref = CollectionRef(settings.home, settings.user, settings.collection)
             if not create and not ref.exists():
                 raise NotFound(f"collection {ref} does not exist (create it with: provgraph collections create)")
-            rt = Runtime(settings, create=create, embedder=self._embedder(settings))
-            try:
-                for part in ("store", "librarian", "entity_index", "chunk_index"):
-                    getattr(rt, part)  # opened once, here, under the pool's lock
-                rt.retriever()  # one lexical index and retriever per collection: requests share its sync state
-            except BaseException:
-                rt.close()
-                raise
-            entry = self._entries[key] = _Entry(rt)
+            full = self._full(settings.user)
+            if full is None:
+                break
+            if not self._lock.wait_for(lambda: self._full(settings.user) is None, timeout=self.wait_s):
+                raise StoreUnavailable(f"{full}: try again when one of their requests has finished")
+        rt = Runtime(settings, create=create, embedder=self._embedder(settings))
+        try:
+            for part in ("store", "librarian", "entity_index", "chunk_index"):
+                getattr(rt, part)  # opened once, here, under the pool's lock
+            rt.retriever()  # one lexical index and retriever per collection: requests share its sync state
+        except BaseException:
+            rt.close()
+            raise
+        entry = self._entries[key] = _Entry(rt)
         return entry
+
+    def _full(self, user: str) -> str | None:
+        """Close least recently used idle collections until one more of ``user``'s fits (under the lock);
+        what is full of collections in use when none can be closed."""
+        for cap, owner, where in ((self.per_user, user, f"user {user} has"), (self.total, None, "the server has")):
+            counted = [k for k in self._entries if owner is None or k[1] == owner]  # least recently used first
+            while len(counted) >= cap:
+                idle = next((k for k in counted if self._entries[k].users == 0), None)
+                if idle is None:
+                    return f"{where} {cap} collections open and in use, the server's limit"
+                counted.remove(idle)
+                self._entries.pop(idle).runtime.close()
+        return None
 
     @contextmanager
     def use(self, settings: Settings, *, create: bool = False, write: bool = False) -> Iterator[Runtime]:

@@ -8,21 +8,21 @@ So ``provgraph … `` prints the same locally and remotely by construction. Requ
 
 Response: NDJSON lines ``{"stdout": text}``, ``{"stderr": text}``, ``{"file": path, "data": base64}``
 (for ``export -o``), and last ``{"exit": code}``. Uploaded files live in a private folder for the
-command's run; paths in the output are the client's.
+command's run; paths in the output are the client's. The command is parsed as running it would
+parse it, and every file parameter it gets must lie in that folder (:func:`_outside`); queries
+stop at the server's ``--timeout`` as their routes do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import json
 import shutil
 import sys
-import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -30,10 +30,13 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from provgraph.api.errors import one_line
 from provgraph.api.routes_data import ERRORS
+from provgraph.api.streams import Deadline, redirected
+from provgraph.api.uploads import checked_part
 from provgraph.api.state import ServerState, state_of, user_of
 from provgraph.config import Settings
-from provgraph.errors import InputError
+from provgraph.errors import InputError, ProvgraphError
 from provgraph.layout import CollectionRef
 
 __all__ = ["install", "CliRequest", "LOCAL_ONLY", "WRITES"]
@@ -41,6 +44,7 @@ __all__ = ["install", "CliRequest", "LOCAL_ONLY", "WRITES"]
 LOCAL_ONLY = ("serve", "tokens", "config")
 WRITES = ("load", "extract", "import", "check")
 EXCLUSIVE = ("restore",)  # replaces a whole collection: runs with it closed (RuntimePool.exclusive)
+QUERIES = ("graph-rag", "document-rag", "agent")  # run within the server's --timeout, as their routes do
 
 
 class UploadedFile(BaseModel):
@@ -59,111 +63,6 @@ class CliRequest(BaseModel):
     outputs: list[str] = Field(default_factory=list, max_length=16, description="arguments naming files to write back")
 
 
-class _Sink(io.TextIOBase):
-    """A thread's stdout or stderr while it runs a command: each write goes to ``emit``."""
-
-    encoding = "utf-8"
-    errors = "strict"
-
-    def __init__(self, name: str, emit: Callable[[dict[str, Any]], None]) -> None:
-        self.name_ = name
-        self.emit = emit
-        self.buffer = _BinarySink(self)
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError("write() argument must be str")  # so click sees a text stream
-        if text:
-            self.emit({self.name_: text})
-        return len(text)
-
-    def isatty(self) -> bool:
-        return False
-
-    def writable(self) -> bool:
-        return True
-
-
-class _BinarySink(io.RawIOBase):
-    def __init__(self, text: _Sink) -> None:
-        self.text = text
-
-    def write(self, data: Any) -> int:
-        self.text.write(bytes(data).decode("utf-8", errors="replace"))
-        return len(data)
-
-    def writable(self) -> bool:
-        return True
-
-
-class _ThreadStreams(io.TextIOBase):
-    """Stands in for ``sys.stdout``/``sys.stderr``/``sys.stdin``: a command's thread gets its own."""
-
-    def __init__(self, real: Any, which: str) -> None:
-        self.real = real
-        self.which = which
-        self.local = threading.local()
-
-    def current(self) -> Any:
-        return getattr(self.local, "stream", None) or self.real
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.current(), name)
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return str(getattr(self.current(), "encoding", "utf-8"))
-
-    @property
-    def buffer(self) -> Any:
-        return self.current().buffer
-
-    def write(self, text: str) -> int:
-        return int(self.current().write(text))
-
-    def read(self, size: int | None = -1) -> str:
-        return str(self.current().read(size))
-
-    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        return str(self.current().readline(size))
-
-    def flush(self) -> None:
-        self.current().flush()
-
-    def isatty(self) -> bool:
-        return bool(self.current().isatty())
-
-    def fileno(self) -> int:
-        return int(self.current().fileno())
-
-
-_installed: dict[str, _ThreadStreams] = {}
-_install_lock = threading.Lock()
-
-
-def _streams() -> dict[str, _ThreadStreams]:
-    with _install_lock:
-        if not _installed:
-            for name in ("stdout", "stderr", "stdin"):
-                proxy = _ThreadStreams(getattr(sys, name), name)
-                setattr(sys, name, proxy)
-                _installed[name] = proxy
-    return _installed
-
-
-@contextmanager
-def _redirected(emit: Callable[[dict[str, Any]], None], stdin: str) -> Iterator[None]:
-    streams = _streams()
-    streams["stdout"].local.stream = _Sink("stdout", emit)
-    streams["stderr"].local.stream = _Sink("stderr", emit)
-    streams["stdin"].local.stream = io.StringIO(stdin)
-    try:
-        yield
-    finally:
-        for proxy in streams.values():
-            proxy.local.stream = None
-
-
 class _Host:
     """What ``cli.common.hosted`` needs: the server's home, the caller, its open collections."""
 
@@ -172,6 +71,7 @@ class _Host:
         self.home = str(state.settings.home)
         self.user = user
         self.write = write
+        self.timeout_s = state.limits.timeout_s
 
     def use(self, settings: Settings, *, create: bool, write: bool) -> Any:
         return self.state.pool.use(settings, create=create, write=write)
@@ -182,11 +82,49 @@ class _Host:
 
 def _place(folder: Path, given: str) -> Path:
     """Where an uploaded file named ``given`` by the client lives on the server (inside ``folder``)."""
-    parts = [p for p in PurePosixPath(given.replace("\\", "/")).parts if p not in ("/", "", ".")]
+    parts = [checked_part(p) for p in PurePosixPath(given.replace("\\", "/")).parts if p not in ("/", "", ".")]
     if not parts or any(p == ".." for p in parts):
         parts = ["up", *[p for p in parts if p != ".."]] or ["up", "file"]
     side = "abs" if given.startswith("/") else "rel"
     return folder.joinpath(side, *parts)
+
+
+def _refused(emit: Callable[[dict[str, Any]], None], message: str) -> None:
+    emit({"stderr": f"error: {message}\n"})
+    emit({"exit": 2})
+
+
+def _server_argv(body: CliRequest, folder: Path) -> tuple[list[str], dict[str, str]]:
+    """The arguments with every file the client named moved into ``folder``, and server path → client path."""
+    mapping: dict[str, str] = {}
+    argv = list(body.argv)
+    for given in {*body.paths, *body.outputs}:
+        server_path = str(_place(folder, given))
+        mapping[server_path] = given
+        argv = [server_path if a == given else _option_value(a, given, server_path) for a in argv]
+    return argv, mapping
+
+
+def _outside(group: Any, argv: list[str], folder: Path) -> str | None:
+    """The first file the parsed command would read or write outside ``folder`` (None: none).
+
+    The command is parsed exactly as running it parses it, so every spelling (``-oFILE``,
+    ``--output=FILE``, ``-o FILE``) gives the value the command would use. Arguments that do not
+    parse name no file: the command stops at the same error.
+    """
+    from provgraph.cli.remote import parse_command, path_values
+
+    try:
+        with redirected(lambda _: None, ""):  # an eager --help prints when parsed; the run prints it
+            parsed = parse_command(group, argv, strict=True)
+    except Exception as exc:  # noqa: BLE001 - a usage error of click's (or typer's vendored click)
+        if hasattr(exc, "exit_code"):
+            return None
+        raise
+    if parsed is None:
+        return None
+    inside = folder.resolve()
+    return next((v for v in path_values(argv[0], parsed[1]) if not Path(v).resolve().is_relative_to(inside)), None)
 
 
 def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
@@ -195,35 +133,24 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
 
     from provgraph.cli.app import app
     from provgraph.cli.common import hosted
-    from provgraph.cli.remote import _params, file_arguments
+    from provgraph.cli.remote import parse_command
 
     command = body.argv[0]
     if command.startswith("-"):
-        emit({"stderr": f"error: {command}: global options apply on the client; send the command and its options\n"})
-        emit({"exit": 2})
-        return
+        return _refused(emit, f"{command}: global options apply on the client; send the command and its options")
     if command in LOCAL_ONLY:
-        emit({"stderr": f"error: provgraph {command} runs on the client, not against a server\n"})
-        emit({"exit": 2})
-        return
-    mapping: dict[str, str] = {}
+        return _refused(emit, f"provgraph {command} runs on the client, not against a server")
+    group = typer.main.get_command(app)
     for f in body.files:
         path = _place(folder, f.path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(f.data))
-    argv = list(body.argv)
-    for given in {*body.paths, *body.outputs}:
-        server_path = str(_place(folder, given))
-        mapping[server_path] = given
-        argv = [server_path if a == given else _option_value(a, given, server_path) for a in argv]
+    argv, mapping = _server_argv(body, folder)
     for out in body.outputs:
         _place(folder, out).parent.mkdir(parents=True, exist_ok=True)
-    inputs, outputs = file_arguments(typer.main.get_command(app), argv)  # type: ignore[arg-type]
-    outside = [a for a in inputs + outputs if not Path(a).resolve().is_relative_to(folder.resolve())]
-    if outside:
-        emit({"stderr": f"error: {outside[0]}: a server reads and writes only the files the client sends\n"})
-        emit({"exit": 2})
-        return
+    outside = _outside(group, argv, folder)
+    if outside is not None:
+        return _refused(emit, f"{outside}: a server reads and writes only the files the client sends")
     replacements = sorted(mapping.items(), key=lambda kv: -len(kv[0]))
 
     def send(message: dict[str, Any]) -> None:
@@ -239,11 +166,13 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
     host = _Host(state, user, write=command in WRITES or argv[:2] in (["documents", "remove"], ["traces", "delete"]))
     exclusive: AbstractContextManager[None] = nullcontext()
     if command in EXCLUSIVE:
-        collection = _params(typer.main.get_command(app), argv).get("collection") or state.settings.collection
+        parsed = parse_command(group, argv)
+        collection = (parsed[1] if parsed else {}).get("collection") or state.settings.collection
         exclusive = state.pool.exclusive(CollectionRef(state.settings.home, user, str(collection)))
-    with _redirected(send, body.stdin or ""), hosted(host), exclusive:
+    deadline = Deadline(state.limits.timeout_s) if command in QUERIES else None
+    with redirected(send, body.stdin or "", deadline), hosted(host), exclusive:
         try:
-            typer.main.get_command(app).main(args=argv, prog_name="provgraph")
+            group.main(args=argv, prog_name="provgraph")
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             if isinstance(exc.code, str):
@@ -258,9 +187,11 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
 
 
 def _option_value(arg: str, given: str, server_path: str) -> str:
-    """``--output=FILE`` style arguments."""
+    """``--output=FILE`` and ``-oFILE`` style arguments."""
     if arg.startswith("-") and "=" in arg and arg.split("=", 1)[1] == given:
         return arg.split("=", 1)[0] + "=" + server_path
+    if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2 and arg[2:] == given:
+        return arg[:2] + server_path
     return arg
 
 
@@ -282,10 +213,15 @@ async def cli(request: Request, body: CliRequest) -> StreamingResponse:
         loop.call_soon_threadsafe(queue.put_nowait, message)
 
     def work() -> None:
+        from provgraph.cli.common import exit_code_for
+
         try:
             _run(state, user, body, folder, emit)
+        except ProvgraphError as exc:  # before the command ran (an upload it cannot hold)
+            emit({"stderr": f"error: {one_line(exc)}\n"})
+            emit({"exit": exit_code_for(exc)})
         except Exception as exc:  # noqa: BLE001 - reported to the client as the command's failure
-            emit({"stderr": f"error: {type(exc).__name__}: {exc}\n"})
+            emit({"stderr": f"error: {type(exc).__name__}: {str(exc).replace(str(folder), 'the upload')}\n"})
             emit({"exit": 1})
         finally:
             shutil.rmtree(folder, ignore_errors=True)

@@ -5,11 +5,12 @@ JSON bodies are what the matching CLI command prints with ``--format json``.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 import pyoxigraph as ox
 from fastapi import APIRouter, Query, Request, Response
+from pydantic import BeforeValidator
 from fastapi.concurrency import run_in_threadpool
 
 from provgraph.api.errors import ApiError
@@ -25,12 +26,12 @@ from provgraph.api.schemas import (
     SparqlRequest,
 )
 from provgraph.api.state import request_settings, state_of, user_of
-from provgraph.errors import QueryError
+from provgraph.errors import InputError, QueryError
 from provgraph.api.objects import to_objects
 from provgraph.explain.documents import document_detail, document_rows, provenance_json
 from provgraph.explain.provenance_tree import document_tree
 from provgraph.explain.render_json import summary_json, trace_json
-from provgraph.explain.lifecycle import delete_traces, traces_before
+from provgraph.explain.lifecycle import delete_traces, parse_moment, traces_before
 from provgraph.explain.traces import list_traces, load_trace
 from provgraph.layout import CollectionRef
 from provgraph.rdf.ids import document_iri
@@ -115,14 +116,21 @@ def traces(request: Request, collection: str, all: bool = False,
     return [to_objects(s) for s in found] if form == "objects" else [summary_json(s) for s in found]
 
 
+def _iso_moment(value: object) -> datetime:
+    try:
+        return parse_moment(str(value), "before")
+    except InputError as exc:
+        raise ValueError(str(exc)) from None
+
+
 @router.delete("/collections/{collection}/traces", response_model=DeletedOut, tags=["traces"])
 def delete_old(request: Request, collection: str,
-               before: datetime = Query(..., description="delete every trace started before this (ISO; UTC "
-                                                         "when no zone)", examples=["2026-03-01"])) -> dict[str, Any]:
+               before: Annotated[datetime, BeforeValidator(_iso_moment), Query(
+                   description="delete every trace started before this: an ISO 8601 date or time, UTC when it has "
+                               "no zone (a bare number is refused)", examples=["2026-03-01"])]) -> dict[str, Any]:
     """Delete every top-level trace started before a time (``traces delete --before``), under the write lock."""
-    moment = before if before.tzinfo else before.replace(tzinfo=timezone.utc)
     with state_of(request).pool.use(request_settings(request, _path_name(collection)), write=True) as rt:
-        deleted = delete_traces(rt.store, rt.librarian, traces_before(rt.store, moment))
+        deleted = delete_traces(rt.store, rt.librarian, traces_before(rt.store, before))
     return {"deleted": [q.value for q in deleted.questions], "quads": deleted.quads, "collection": str(rt.ref)}
 
 

@@ -26,6 +26,7 @@ from provgraph.api.objects import from_objects, to_objects
 from provgraph.api.routes_data import ERRORS, RESULT_FORM, ResultForm
 from provgraph.api.schemas import NAME, ExtractRequest, JobOut
 from provgraph.api.state import ServerState, request_settings, state_of, user_of
+from provgraph.api.uploads import removed_on_failure, upload_name
 from provgraph.config import Settings
 from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.explain.documents import load_summary
@@ -155,11 +156,6 @@ class Jobs:
             await asyncio.wait(self._tasks, timeout=60)
 
 
-def _safe_name(name: str | None, index: int) -> str:
-    base = Path(name or "").name.strip()
-    return base if base and base not in (".", "..") else f"upload-{index}"
-
-
 @router.post("/collections/{collection}/documents", status_code=202, response_model=JobOut)
 async def upload(request: Request, collection: str, files: list[UploadFile] = File(...),
                  extractors: str | None = Form(None)) -> dict[str, Any]:
@@ -173,17 +169,16 @@ async def upload(request: Request, collection: str, files: list[UploadFile] = Fi
     folder = state.settings.home / "uploads" / job_id
     paths: list[Path] = []
     taken: set[str] = set()
-    folder.mkdir(parents=True, exist_ok=True)
-    for i, upload_file in enumerate(files):
-        name = _safe_name(upload_file.filename, i)
-        if name in taken:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise InputError(f"two uploaded files are named {name}: document IDs come from file names")
-        taken.add(name)
-        path = folder / name
-        with path.open("wb") as out:
-            shutil.copyfileobj(upload_file.file, out)
-        paths.append(path)
+    with removed_on_failure(folder):
+        for i, upload_file in enumerate(files):
+            name = upload_name(upload_file.filename, i)
+            if name in taken:
+                raise InputError(f"two uploaded files are named {name}: document IDs come from file names")
+            taken.add(name)
+            path = folder / name
+            with path.open("wb") as out:
+                shutil.copyfileobj(upload_file.file, out)
+            paths.append(path)
     job = Job(job_id, user_of(request), collection, paths, folder, extractors=extractors)
     state.jobs.start(job, settings)
     return job.view()

@@ -19,6 +19,7 @@ from provgraph.api.errors import error_body, one_line, status_for
 from provgraph.api.routes_data import ERRORS
 from provgraph.api.schemas import AgentRequest, DocumentRagRequest, GraphRagRequest, RagResponse
 from provgraph.api.state import request_settings, state_of
+from provgraph.cli.common import timeout_message
 from provgraph.config import Settings
 from provgraph.errors import ProvgraphError
 from provgraph.events import Event, to_json
@@ -92,8 +93,7 @@ async def query_messages(request_state: Any, settings: Settings, start: Starter,
                         break
                     except asyncio.TimeoutError:
                         await events.aclose()  # type: ignore[attr-defined]
-                        yield _error("Timeout", f"the query took longer than the server's limit of "
-                                                f"{request_state.limits.timeout_s:g} s")
+                        yield _error("Timeout", timeout_message(request_state.limits.timeout_s))
                         break
                     yield to_json(ev)
             finally:

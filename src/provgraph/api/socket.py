@@ -5,7 +5,9 @@
     ← {"id": "1", "response": {"message_type": "final", …}, "complete": true}
 
 Query services stream their messages; read services answer once. A bad request gets one error
-message (``{"message_type": "error", "error": {…}}``) with ``complete: true``.
+message (``{"message_type": "error", "error": {…}}``) with ``complete: true``. Each request takes one
+of its token's slots while it runs, as an HTTP request does (api/budget.py): past them it gets a
+``TooManyRequests`` error message at once.
 """
 
 from __future__ import annotations
@@ -47,10 +49,11 @@ def _error(exc: BaseException, type_: str | None = None) -> dict[str, Any]:
 
 
 class _Session:
-    def __init__(self, socket: WebSocket, state: ServerState, user: str) -> None:
+    def __init__(self, socket: WebSocket, state: ServerState, user: str, budget_key: str) -> None:
         self.socket = socket
         self.state = state
         self.user = user
+        self.budget_key = budget_key
         self.send_lock = asyncio.Lock()
 
     async def send(self, request_id: Any, response: Any, complete: bool) -> None:
@@ -65,6 +68,16 @@ class _Session:
 
     async def handle(self, message: Any) -> None:
         request_id = message.get("id") if isinstance(message, dict) else None
+        budget = self.state.budget
+        if not budget.take(self.budget_key):
+            await self.send(request_id, _error(InputError(budget.refusal()), "TooManyRequests"), True)
+            return
+        try:
+            await self._handle(request_id, message)
+        finally:
+            budget.give(self.budget_key)
+
+    async def _handle(self, request_id: Any, message: Any) -> None:
         try:
             if not isinstance(message, dict) or not isinstance(message.get("request", {}), dict):
                 raise InputError('send {"id", "service", "request": {...}}')
@@ -102,7 +115,7 @@ def install(app: FastAPI, state: ServerState, prefix: str) -> None:
     @app.websocket(f"{prefix}/socket")
     async def socket(ws: WebSocket) -> None:
         await ws.accept()
-        session = _Session(ws, state, ws.scope["provgraph.user"])
+        session = _Session(ws, state, ws.scope["provgraph.user"], ws.scope["provgraph.budget"])
         tasks: set[asyncio.Task[None]] = set()
         try:
             while True:

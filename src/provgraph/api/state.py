@@ -7,6 +7,8 @@ from typing import Any
 
 from fastapi import Request
 
+from provgraph.api.budget import Budget
+from provgraph.api.origin import HostPolicy
 from provgraph.api.pool import RuntimePool
 from provgraph.api.tokens import TokenStore
 from provgraph.config import Settings
@@ -19,8 +21,12 @@ class Limits:
     """Request limits; each refusal is a clear 4xx."""
 
     max_body_mb: float = 64.0  # request bodies and uploads (413)
-    concurrency_per_token: int = 8  # requests in flight per token (429)
+    concurrency_per_token: int = 8  # requests in flight per token, HTTP and WebSocket together (429)
     timeout_s: float = 300.0  # a query's whole run (408)
+    header_timeout_s: float = 10.0  # from a connection's first byte to its request's last header (408, closed)
+    max_connections: int = 512  # open connections, HTTP and WebSocket (503, closed)
+    collections_per_user: int = 8  # collections one user keeps open; the least recently used one is closed
+    max_open_collections: int = 64  # collections open in the server, every user together
 
 
 @dataclass
@@ -29,13 +35,19 @@ class ServerState:
 
     settings: Settings
     limits: Limits = field(default_factory=Limits)
-    pool: RuntimePool = field(default_factory=RuntimePool)
+    hosts: HostPolicy = field(default_factory=HostPolicy)
+    pool: RuntimePool = field(init=False)
     tokens: TokenStore = field(init=False)
+    budget: Budget = field(init=False)
     anonymous_user: str = "default"
+    require_tokens: bool = False  # fixed at start, and never undone (fail closed); see api/guard.py
     jobs: Any = None
 
     def __post_init__(self) -> None:
         self.tokens = TokenStore(self.settings.home)
+        self.budget = Budget(self.limits.concurrency_per_token)
+        self.pool = RuntimePool(per_user=self.limits.collections_per_user, total=self.limits.max_open_collections)
+        self.require_tokens = self.require_tokens or self.tokens.enabled()
 
     def settings_for(self, user: str, collection: str | None, **overrides: Any) -> Settings:
         """The server's settings for one request (the environment is not read again: it was at start).

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # imported where used: `provgraph --help` loads neither setti
     from provgraph.layout import CollectionRef
     from provgraph.runtime import Runtime
 
-__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "traces_override"]
+__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "not_served", "query_timeout", "timeout_message", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "traces_override"]
 
 
 
@@ -89,6 +89,7 @@ class Host(Protocol):
     home: str
     user: str
     write: bool
+    timeout_s: float  # the longest a query may run (the server's --timeout)
 
     def use(self, settings: Settings, *, create: bool, write: bool) -> AbstractContextManager[Runtime]: ...
 
@@ -110,6 +111,17 @@ def hosted(host: Host) -> Iterator[None]:
 
 def _host() -> Host | None:
     return getattr(_hosted, "host", None)
+
+
+def query_timeout() -> float | None:
+    """The seconds a query may run: the server's limit when run for one, else None (no limit)."""
+    host = _host()
+    return None if host is None else host.timeout_s
+
+
+def timeout_message(seconds: float) -> str:
+    """What a query stopped at the server's limit says (over HTTP, the WebSocket and ``/cli`` alike)."""
+    return f"the query took longer than the server's limit of {seconds:g} s"
 
 
 def settings_from(ctx: typer.Context, **overrides: Any) -> Settings:
@@ -146,8 +158,12 @@ def open_runtime(settings: Settings, *, create: bool = False) -> Iterator[Runtim
         with host.use(settings, create=create, write=host.write) as rt:
             yield rt
         return
+    from provgraph.layout import CollectionRef
     from provgraph.runtime import Runtime
 
+    not_served(CollectionRef(settings.home, settings.user, settings.collection))
+    if create:
+        settings.home.mkdir(mode=0o700, parents=True, exist_ok=True)  # the data directory is private
     with Runtime(settings, create=create) as rt:
         yield rt
 
@@ -160,7 +176,16 @@ def drop(ref: CollectionRef) -> None:
     else:
         from provgraph.store.collections import drop_collection
 
+        not_served(ref)
         drop_collection(ref)
+
+
+def not_served(ref: CollectionRef) -> None:
+    """Stop a local command on a collection whose data directory a running server holds (cli/home_lock.py)."""
+    if _host() is None:
+        from provgraph.cli.home_lock import refuse_if_served
+
+        refuse_if_served(ref.home, str(ref))
 
 
 def exit_code_for(exc: ProvgraphError) -> int:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, open_runtime, settings_from
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, not_served, open_runtime, settings_from
 from provgraph.integrity.backup import restore_backup
 from provgraph.integrity.check import CheckReport
 from provgraph.layout import CollectionRef
@@ -83,6 +83,7 @@ def restore(
     """
     settings = settings_from(ctx, collection=collection, user=user)
     ref = CollectionRef(settings.home, settings.user, settings.collection)
+    not_served(ref)
     manifest = restore_backup(file, ref, force=force)
     counts = manifest["counts"]
     echo(f"restored {ref} from {file}: {counts['documents']} document(s), "  # type: ignore[index]

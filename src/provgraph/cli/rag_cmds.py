@@ -24,7 +24,9 @@ from provgraph.cli.common import (
     exit_code_for,
     json_text,
     open_runtime,
+    query_timeout,
     settings_from,
+    timeout_message,
     traces_override,
 )
 from provgraph.explain.render_text import source_line as render_source_line
@@ -140,9 +142,13 @@ def error_code(event: ErrorMessage) -> int:
 def run_to_exit(main: Callable[[], Awaitable[int]], llm: ChatModel | None) -> None:
     """Run ``main`` in one event loop, close ``llm`` in that loop, and exit with ``main``'s code if it is not 0."""
 
+    timeout = query_timeout()
+
     async def run() -> int:
         try:
-            return await main()
+            return await asyncio.wait_for(main(), timeout)
+        except asyncio.TimeoutError:
+            raise errors.ProvgraphError(timeout_message(timeout or 0)) from None
         finally:
             if llm is not None:
                 await llm.aclose()

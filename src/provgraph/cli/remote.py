@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import httpx
@@ -19,37 +19,47 @@ from provgraph import errors
 from provgraph.errors import InputError, ProvgraphError, StoreUnavailable
 from provgraph.ingest.paths import expand_paths
 
-__all__ = ["run_remote", "LOCAL_COMMANDS", "file_arguments"]
+__all__ = ["run_remote", "LOCAL_COMMANDS", "file_arguments", "parse_command", "path_values"]
 
 LOCAL_COMMANDS = ("serve", "tokens", "config")
 _INPUTS = {"load": ("paths", "ontology"), "extract": ("ontology",), "import": ("file",), "restore": ("file",)}
 _OUTPUTS = {"export": ("output",), "backup": ("file",)}
 
 
-def _params(group: Any, argv: list[str]) -> dict[str, Any]:
-    """The command's parameters as click parses them (no validation, no callbacks).
+def parse_command(group: Any, argv: list[str], *, strict: bool = False) -> tuple[Any, dict[str, Any]] | None:
+    """The command ``argv`` names and its parameters as click parses them for that command (None: no command).
 
-    Duck-typed: typer vendors its own click, whose classes are not ``click``'s.
+    ``strict`` parses exactly as running the command would (so a usage error raises as it would
+    there); otherwise leniently (no validation, no callbacks). Duck-typed: typer vendors its own
+    click, whose classes are not ``click``'s.
     """
-    ctx = group.make_context("provgraph", [], resilient_parsing=True)
+    ctx = group.make_context("provgraph", list(argv), resilient_parsing=not strict)
     cmd: Any = group
-    args = list(argv)
-    while hasattr(cmd, "commands") and args:
-        cmd = cmd.get_command(ctx, args[0])
-        args = args[1:]
-    if cmd is None or hasattr(cmd, "commands"):
-        return {}
+    while hasattr(cmd, "commands"):
+        rest = [*ctx._protected_args, *ctx.args]
+        if not rest:
+            return None
+        name, cmd, rest = cmd.resolve_command(ctx, rest)
+        if cmd is None:
+            return None
+        ctx = cmd.make_context(name, rest, parent=ctx, resilient_parsing=not strict)
+    return cmd, dict(ctx.params)
+
+
+def _params(group: Any, argv: list[str]) -> dict[str, Any]:
     try:
-        return dict(cmd.make_context(argv[0], args, parent=ctx, resilient_parsing=True).params)
+        parsed = parse_command(group, argv)
     except Exception:  # noqa: BLE001 - unparsable arguments name no files; the command reports them
         return {}
+    return parsed[1] if parsed else {}
 
 
 def _tokens(argv: list[str], value: Any) -> list[str]:
     values = value if isinstance(value, (list, tuple)) else [value]
     wanted = {Path(str(v)) for v in values if v is not None}
     return [a for a in argv if not a.startswith("-") and a and Path(a) in wanted] + \
-        [a.split("=", 1)[1] for a in argv if a.startswith("--") and "=" in a and Path(a.split("=", 1)[1]) in wanted]
+        [a.split("=", 1)[1] for a in argv if a.startswith("--") and "=" in a and Path(a.split("=", 1)[1]) in wanted] + \
+        [a[2:] for a in argv if a.startswith("-") and not a.startswith("--") and len(a) > 2 and Path(a[2:]) in wanted]
 
 
 def file_arguments(group: Any, argv: list[str]) -> tuple[list[str], list[str]]:
@@ -58,6 +68,21 @@ def file_arguments(group: Any, argv: list[str]) -> tuple[list[str], list[str]]:
     inputs = [t for name in _INPUTS.get(argv[0], ()) for t in _tokens(argv, params.get(name))]
     outputs = [t for name in _OUTPUTS.get(argv[0], ()) for t in _tokens(argv, params.get(name))]
     return inputs, outputs
+
+
+def path_values(command: str, params: dict[str, Any]) -> list[str]:
+    """Every parsed parameter value that names a file: the paths (``Path`` values, open files) and the
+    parameters that take file names as text (``load``'s)."""
+    found: list[str] = []
+    for name, value in params.items():
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(v, PurePath):
+                found.append(str(v))
+            elif hasattr(v, "read") or hasattr(v, "write"):
+                found.append(str(getattr(v, "name", v)))
+            elif isinstance(v, str) and name in (*_INPUTS.get(command, ()), *_OUTPUTS.get(command, ())):
+                found.append(v)
+    return found
 
 
 def _request(group: Any, argv: list[str]) -> dict[str, Any]:

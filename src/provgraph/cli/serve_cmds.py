@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 
 import typer
@@ -11,19 +10,9 @@ from rich.table import Table
 from provgraph.cli.common import settings_from, stdout
 from provgraph.errors import ConfigError, InputError
 
-__all__ = ["register", "is_loopback"]
+__all__ = ["register"]
 
 tokens_app = typer.Typer(help="API tokens for provgraph serve: each acts as one user.", no_args_is_help=True)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names only this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def serve(
@@ -32,30 +21,58 @@ def serve(
     port: int = typer.Option(8400, "--port", min=0, max=65535, help="Port to listen on."),
     user: str = typer.Option("default", "-U", "--user", help="The user requests act as while no token exists."),
     max_body_mb: float = typer.Option(64.0, "--max-body-mb", min=0.001, help="Largest request or upload (MiB)."),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Requests in flight per token."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1,
+                                    help="Requests in flight per token (HTTP and WebSocket together)."),
     timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Longest query, in seconds."),
+    allowed_hosts: list[str] = typer.Option([], "--allowed-host", envvar="PROVGRAPH_ALLOWED_HOSTS",
+                                            help="Another name this server answers to (repeatable; loopback names "
+                                                 "and the bound address always)."),
+    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.001,
+                                         help="Seconds a connection may take to send its request's headers."),
+    max_connections: int = typer.Option(512, "--max-connections", min=1, help="Open connections at most."),
+    collections_per_user: int = typer.Option(8, "--collections-per-user", min=1,
+                                             help="Collections one user keeps open (least recently used closed)."),
+    max_open_collections: int = typer.Option(64, "--max-open-collections", min=1,
+                                             help="Collections open at once, every user together."),
 ) -> None:
     """Serve the HTTP API (/api/v1, OpenAPI at /api/v1/openapi.json); this process owns the stores.
 
     Example: provgraph tokens create -U alice && provgraph serve --port 8400
     """
+    import os
+
     import uvicorn
 
     from provgraph.api.app import create_app
+    from provgraph.api.connections import fd_budget, guarded_protocol
+    from provgraph.api.origin import HostPolicy, is_loopback
     from provgraph.api.state import Limits
     from provgraph.api.tokens import TokenStore
+    from provgraph.cli.home_lock import own_home
     from provgraph.layout import check_name
 
     settings = settings_from(ctx)
     check_name("user", user)
-    if not is_loopback(host) and not TokenStore(settings.home).enabled():
+    beyond_loopback = not is_loopback(host)
+    if beyond_loopback and not TokenStore(settings.home).enabled():
         raise ConfigError(f"refusing to serve on {host} without tokens: create one with "
                           "provgraph tokens create -U USER (or bind to 127.0.0.1)")
-    app = create_app(settings, limits=Limits(max_body_mb=max_body_mb, concurrency_per_token=concurrency,
-                                             timeout_s=timeout), anonymous_user=user,
-                     on_stop=lambda line: typer.echo(line, err=True))
-    typer.echo(f"provgraph serving {settings.home} on http://{host}:{port}/api/v1", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
+    connections, open_collections = fd_budget(max_connections, max_open_collections)
+    limits = Limits(max_body_mb=max_body_mb, concurrency_per_token=concurrency, timeout_s=timeout,
+                    header_timeout_s=header_timeout, max_connections=connections,
+                    collections_per_user=min(collections_per_user, open_collections),
+                    max_open_collections=open_collections)
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    os.umask(0o077)  # everything the server writes is its owner's only (0700 folders, 0600 files)
+    with own_home(settings.home, url):
+        settings.home.chmod(0o700)
+        app = create_app(settings, limits=limits, anonymous_user=user, require_tokens=beyond_loopback,
+                         hosts=HostPolicy(bound=host, allowed=tuple(allowed_hosts)),
+                         on_stop=lambda line: typer.echo(line, err=True))
+        typer.echo(f"provgraph serving {settings.home} on {url}/api/v1 (at most {connections} connections, "
+                   f"{open_collections} open collections)", err=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30,
+                    http=guarded_protocol(connections, header_timeout))  # type: ignore[arg-type]
 
 
 @tokens_app.command("create")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from enum import Enum
 
 import typer
@@ -11,7 +10,7 @@ from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text
 from provgraph.explain.render_json import summary_json, trace_json
 from provgraph.explain.render_text import render_list, render_trace
 from provgraph.errors import InputError
-from provgraph.explain.lifecycle import delete_traces, traces_before
+from provgraph.explain.lifecycle import delete_traces, parse_moment, traces_before
 from provgraph.explain.traces import list_traces, load_trace
 
 __all__ = ["register", "traces_app"]
@@ -79,15 +78,6 @@ def traces_show(
         echo(render_trace(trace), nl=False)
 
 
-def _moment(text: str) -> datetime:
-    """An ISO date or time; without a zone it is UTC."""
-    try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise InputError(f"--before needs an ISO date or time such as 2026-03-13 or 2026-03-13T10:00:00Z, got {text!r}") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
 @traces_app.command("delete")
 def traces_delete(
     ctx: typer.Context,
@@ -106,7 +96,7 @@ def traces_delete(
     with open_runtime(settings) as rt:
         ids = list(trace_ids or [])
         if before is not None:
-            ids += traces_before(rt.store, _moment(before))
+            ids += traces_before(rt.store, parse_moment(before, "--before"))
         deleted = delete_traces(rt.store, rt.librarian, ids)
     echo(f"deleted {len(deleted.questions)} trace(s) ({deleted.quads} quads) from {rt.ref}")
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 
+from provgraph.errors import InputError
 from provgraph.explain.graph import TraceGraph
 from provgraph.explain.traces import list_traces, resolve_question
 from provgraph.librarian.base import Librarian
@@ -18,7 +19,17 @@ from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, TG
 from provgraph.store.oxigraph import OxigraphStore
 
-__all__ = ["Deleted", "delete_traces", "traces_before"]
+__all__ = ["Deleted", "delete_traces", "traces_before", "parse_moment"]
+
+
+def parse_moment(text: str, name: str) -> datetime:
+    """An ISO 8601 date or time (UTC when it has no zone); a bare number is refused, not read as epoch seconds."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"{name} needs an ISO date or time such as 2026-03-13 or 2026-03-13T10:00:00Z, "
+                         f"got {text!r}") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 @dataclass(frozen=True, slots=True)

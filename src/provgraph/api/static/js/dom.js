@@ -26,9 +26,13 @@ function append(el, children) {
   }
 }
 
-/** Whether `path` is a path on this site ("/x", not "//host" nor "/\\host", which browsers read as a host). */
+/**
+ * Whether `path` is a path on this site: "/x", not "//host" nor "/\\host", which browsers read as a host, and
+ * nothing with a control character or a backslash: URL parsing drops tabs and newlines ("/\t/host" is "//host").
+ */
 export function isLocalPath(path) {
-  return /^\/(?![/\\])/.test(String(path));
+  const text = String(path);
+  return /^\/(?![/\\])/.test(text) && !/[\u0000-\u001f\u007f\\]/.test(text);
 }
 
 /** Links stay on this site: anything else (javascript:, data:, other hosts) becomes "#". */
