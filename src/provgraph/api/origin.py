@@ -34,12 +34,15 @@ def _ip(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` names only this machine."""
+    """Whether ``host`` (an address to bind) names only this machine: ``localhost`` or a loopback address."""
     name = host.lower().rstrip(".")
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
     ip = _ip(name)
-    return ip is not None and ip.is_loopback
+    return name == "localhost" or (ip is not None and ip.is_loopback)
+
+
+def _loopback_name(name: str) -> bool:
+    """Whether a ``Host`` name is one a browser takes to this machine (``*.localhost`` too, RFC 6761)."""
+    return is_loopback(name) or name.endswith(".localhost")
 
 
 def _hostname(authority: str) -> str:
@@ -59,7 +62,7 @@ class HostPolicy:
     def host_ok(self, authority: str) -> bool:
         """Whether a ``Host`` header names this server."""
         name = _hostname(authority)
-        if is_loopback(name) or name in (n.lower().rstrip(".") for n in self.allowed):
+        if _loopback_name(name) or name in (n.lower().rstrip(".") for n in self.allowed):
             return True
         bound = self.bound.lower().strip("[]")
         if bound in _WILDCARDS:
