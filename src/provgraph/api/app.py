@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,6 +12,7 @@ from fastapi import FastAPI, Request
 from provgraph import __version__
 from provgraph.api import routes_data, routes_rag
 from provgraph.api.errors import install_handlers
+from provgraph.api.connections import quiet_accept_errors
 from provgraph.api.guard import Guard
 from provgraph.api.origin import HostPolicy, OriginGuard
 from provgraph.api.schemas import TokenUser
@@ -37,6 +39,7 @@ def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_us
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        quiet_accept_errors(asyncio.get_running_loop())
         yield
         if state.jobs is not None:
             await state.jobs.shutdown()

@@ -8,14 +8,20 @@ whose request line and headers have not all arrived ``header_timeout`` seconds a
 
 :func:`fd_budget` splits the process's file-descriptor limit between connections and open
 collections (each holds about 30 descriptors), so the server never runs out of descriptors: at the
-limit, accepting fails and asyncio logs a traceback for every attempt.
+limit, accepting fails and asyncio logs a traceback for every attempt. Should it happen anyway
+(descriptors taken by something else), :func:`quiet_accept_errors` makes that one line a minute.
+uvicorn's listen backlog (2048) is also how many connections asyncio accepts in one turn, before
+any is refused: ``serve`` passes :data:`BACKLOG`, which the reserve covers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import logging
 import resource
+import time
 from typing import Any
 
 import h11
@@ -23,12 +29,14 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from provgraph.api.errors import error_body
 
-__all__ = ["guarded_protocol", "fd_budget", "FDS_PER_COLLECTION"]
+__all__ = ["guarded_protocol", "fd_budget", "quiet_accept_errors", "FDS_PER_COLLECTION", "BACKLOG"]
 
 FDS_PER_COLLECTION = 32  # measured: 30 per opened collection (store, librarian, vector indexes, lexical index)
-_RESERVED_FDS = 64  # the interpreter, the listening socket, logs, the embedder, tokens, uploads in flight
+BACKLOG = 64  # connections queued in the kernel, and accepted at most in one turn of the event loop
 _LINGER_S = 2.0  # how long a refused connection is read from before it is closed
-_MAX_LINGERING = 32  # refused connections read from at once (inside the reserve); past that, closed at once
+_MAX_LINGERING = 32  # refused connections read from at once; past that, closed at once
+# the interpreter, the listening socket, logs, tokens, uploads in flight; one turn's accepts; lingering refusals
+_RESERVED_FDS = 64 + BACKLOG + _MAX_LINGERING
 
 
 def _response(status: int, reason: str, type_: str, message: str) -> bytes:
@@ -126,3 +134,28 @@ def guarded_protocol(max_connections: int, header_timeout: float) -> type[asynci
                 self.transport.close()
 
     return GuardedH11Protocol
+
+
+def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """Report running out of descriptors while accepting as one line a minute, not a traceback per attempt
+    (asyncio stops accepting for a second each time and tries again)."""
+    previous = loop.get_exception_handler()
+    last = [0.0, 0]  # when the last line was written, and the failures since
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE) and "accept" in str(
+                context.get("message", "")):
+            last[1] += 1
+            if time.monotonic() - last[0] >= 60:
+                logging.getLogger("uvicorn.error").error(
+                    "out of file descriptors: not accepting connections for a moment (%d time(s) since the last "
+                    "report); lower --max-connections or --max-open-collections, or raise the limit", last[1])
+                last[0], last[1] = time.monotonic(), 0
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)

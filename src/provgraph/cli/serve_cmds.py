@@ -44,7 +44,7 @@ def serve(
     import uvicorn
 
     from provgraph.api.app import create_app
-    from provgraph.api.connections import fd_budget, guarded_protocol
+    from provgraph.api.connections import BACKLOG, fd_budget, guarded_protocol
     from provgraph.api.origin import HostPolicy, is_loopback
     from provgraph.api.state import Limits
     from provgraph.api.tokens import TokenStore
@@ -72,7 +72,7 @@ def serve(
         typer.echo(f"provgraph serving {settings.home} on {url}/api/v1 (at most {connections} connections, "
                    f"{open_collections} open collections)", err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30,
-                    http=guarded_protocol(connections, header_timeout))  # type: ignore[arg-type]
+                    backlog=BACKLOG, http=guarded_protocol(connections, header_timeout))  # type: ignore[arg-type]
 
 
 @tokens_app.command("create")
