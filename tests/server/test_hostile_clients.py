@@ -176,7 +176,8 @@ def test_a_server_beyond_loopback_never_runs_open(tmp_path: Path) -> None:
 
 # Item 2: /cli reads and writes only what the client sent, whatever the spelling of the option.
 
-@pytest.mark.parametrize("user", ["default", "bob"])
+@pytest.mark.parametrize(("user", "which"), [("bob", "librarian"), ("default", "librarian"), ("bob", "tokens")],
+                         ids=["bob-on-defaults-librarian", "owner-on-own-librarian", "bob-on-tokens"])
 @pytest.mark.parametrize("argv", [
     ["export", "-C", "corpus", "-o{target}"],
     ["export", "-o{target}", "-C", "corpus"],
@@ -186,8 +187,7 @@ def test_a_server_beyond_loopback_never_runs_open(tmp_path: Path) -> None:
     ["import", "-C", "mine", "{target}"],
     ["load", "-C", "mine", "--", "{target}"],
     ["load", "-C", "mine", "{target_dir}/*"],
-], ids=lambda a: " ".join(a) if isinstance(a, list) else a)
-@pytest.mark.parametrize("which", ["librarian", "tokens"])
+], ids=lambda a: " ".join(a))
 def test_cli_cannot_touch_a_server_file(tokened: tuple[LiveServer, dict[str, str]], user: str, argv: list[str],
                                         which: str) -> None:
     server, tokens = tokened
