@@ -33,10 +33,12 @@ QUAD = b"<urn:a> <urn:b> <urn:c> <urn:g> .\n"
 OTHER = b"<urn:x> <urn:y> <urn:z> <urn:g> .\n"
 REFUSED_FILE = ": a server reads and writes only the files the client sends\n"
 
+_http = httpx.Client(timeout=60)  # a loaded machine answers slowly; every request waits as a user would
+
 
 def _count(api: str, collection: str, headers: dict[str, str] | None = None) -> int:
     query = {"query": "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"}
-    found = httpx.post(f"{api}/collections/{collection}/sparql", json=query, headers=headers, timeout=60).json()
+    found = _http.post(f"{api}/collections/{collection}/sparql", json=query, headers=headers, timeout=60).json()
     return int(found["results"]["bindings"][0]["n"]["value"])
 
 
@@ -49,7 +51,7 @@ def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     """A server without tokens (open: loopback only) over a fresh home with one quad in collection ``c``."""
     home = tmp_path_factory.mktemp("open") / "home"
     with live_server(home, "--max-body-mb", "1") as server:
-        assert httpx.post(server.url + "/api/v1/collections/c/import", content=QUAD).status_code == 200
+        assert _http.post(server.url + "/api/v1/collections/c/import", content=QUAD).status_code == 200
         yield server
 
 
@@ -85,17 +87,17 @@ def test_another_sites_page_cannot_send_simple_requests(open_server: LiveServer)
     api = open_server.url + "/api/v1"
     for origin in ("http://evil.example", "null", "http://127.0.0.1.evil.example", open_server.url + "0"):
         headers = {"Origin": origin}
-        text = httpx.post(f"{api}/collections/c/import", content=OTHER,
+        text = _http.post(f"{api}/collections/c/import", content=OTHER,
                           headers={**headers, "Content-Type": "text/plain"})
-        upload = httpx.post(f"{api}/collections/c/documents", headers=headers,
+        upload = _http.post(f"{api}/collections/c/documents", headers=headers,
                             files={"files": ("note.txt", b"Alice met Bob in Paris.", "text/plain")})
-        form = httpx.post(f"{api}/collections/c/sparql", headers=headers, data={"query": "ASK {}"})
+        form = _http.post(f"{api}/collections/c/sparql", headers=headers, data={"query": "ASK {}"})
         for response in (text, upload, form):
             assert response.status_code == 403, (origin, response.text)
             assert response.json()["error"]["type"] == "ForbiddenOrigin"
     assert _count(api, "c") == 1  # nothing was written
-    assert httpx.get(f"{api}/collections/c/documents").json() == []
-    same = httpx.post(f"{api}/collections/c/import", content=OTHER,
+    assert _http.get(f"{api}/collections/c/documents").json() == []
+    same = _http.post(f"{api}/collections/c/import", content=OTHER,
                       headers={"Origin": open_server.url, "Content-Type": "text/plain"})
     assert same.status_code == 200 and _count(api, "c") == 2
 
@@ -104,10 +106,10 @@ def test_only_the_servers_own_names_are_served(open_server: LiveServer) -> None:
     port = open_server.url.rsplit(":", 1)[1]
     for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.nip.io:{port}", f"10.0.0.1:{port}"):
         for path in ("/api/v1/collections", "/api/v1/health", "/traces"):
-            r = httpx.get(open_server.url + path, headers={"Host": host})
+            r = _http.get(open_server.url + path, headers={"Host": host})
             assert (r.status_code, r.json()["error"]["type"]) == (400, "InvalidHost"), (host, path)
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST.:{port}", f"[::1]:{port}", "viewer.localhost"):
-        assert httpx.get(open_server.url + "/api/v1/collections", headers={"Host": host}).status_code == 200, host
+        assert _http.get(open_server.url + "/api/v1/collections", headers={"Host": host}).status_code == 200, host
 
 
 def test_allowed_hosts_and_a_wildcard_bind_widen_the_names() -> None:
@@ -196,13 +198,13 @@ def test_cli_cannot_touch_a_server_file(tokened: tuple[LiveServer, dict[str, str
     target = targets[which]
     before = hashlib.sha256(target.read_bytes()).hexdigest()
     sent = [a.replace("{target}", str(target)).replace("{target_dir}", str(target.parent)) for a in argv]
-    r = httpx.post(server.url + "/api/v1/cli", json={"argv": sent}, timeout=60,
+    r = _http.post(server.url + "/api/v1/cli", json={"argv": sent}, timeout=60,
                    headers={"Authorization": f"Bearer {tokens[user]}"})
     lines = _lines(r)
     assert lines[-1] == {"exit": 2}, lines
     assert lines[0]["stderr"].startswith("error: ") and lines[0]["stderr"].endswith(REFUSED_FILE), lines
     assert hashlib.sha256(target.read_bytes()).hexdigest() == before
-    assert httpx.get(server.url + "/api/v1/whoami", headers={"Authorization": f"Bearer {tokens['default']}"}
+    assert _http.get(server.url + "/api/v1/whoami", headers={"Authorization": f"Bearer {tokens['default']}"}
                      ).status_code == 200
 
 
@@ -275,11 +277,11 @@ def test_the_data_home_is_its_owners_only(open_server: LiveServer) -> None:
 def test_a_long_upload_name_is_refused_and_leaves_nothing(open_server: LiveServer) -> None:
     api = open_server.url + "/api/v1"
     name = "é" * 150 + ".txt"  # 300 characters, 304 bytes
-    r = httpx.post(f"{api}/collections/c/documents", files={"files": (name, b"Alice met Bob.", "text/plain")})
+    r = _http.post(f"{api}/collections/c/documents", files={"files": (name, b"Alice met Bob.", "text/plain")})
     assert r.status_code == 400, r.text
     assert r.json()["error"] == {"type": "InputError", "message": f"uploaded file name {name[:40]!r}… is 304 bytes "
                                  "long: a file name has at most 255 bytes; rename the file"}
-    remote = httpx.post(f"{api}/cli", json={"argv": ["import", "-C", "c", name], "paths": [name],
+    remote = _http.post(f"{api}/cli", json={"argv": ["import", "-C", "c", name], "paths": [name],
                                             "files": [{"path": name, "data": "PHVybjphPg=="}]}, timeout=60)
     assert _lines(remote) == [{"stderr": f"error: {r.json()['error']['message']}\n"}, {"exit": 2}]
     assert list((open_server.home / "uploads").iterdir()) == []
@@ -302,34 +304,34 @@ def test_chunked_bodies_over_the_limit_get_413(open_server: LiveServer) -> None:
             ("/cli", "application/json", [b'{"argv": ["sparql", "']),
             ("/graph-rag", "application/json", [b'{"collection": "c", "question": "']),
     ):
-        r = httpx.post(api + path, content=iter([*head, *_chunks(2 * 2**20)]), timeout=60,
+        r = _http.post(api + path, content=iter([*head, *_chunks(2 * 2**20)]), timeout=60,
                        headers={"Content-Type": content_type})
         assert r.status_code == 413, (path, r.status_code, r.text)
         assert r.json()["error"]["type"] == "PayloadTooLarge"
     assert list((open_server.home / "uploads").iterdir()) == []
-    assert httpx.get(api + "/collections").status_code == 200
+    assert _http.get(api + "/collections").status_code == 200
 
 
 def test_deleting_traces_before_a_bare_number_is_refused(open_server: LiveServer) -> None:
     api = open_server.url + "/api/v1"
     for value in ("1700000000", "1700000000.5", "yesterday"):
-        r = httpx.delete(f"{api}/collections/c/traces", params={"before": value})
+        r = _http.delete(f"{api}/collections/c/traces", params={"before": value})
         assert r.status_code == 422, (value, r.text)
         assert r.json()["error"]["type"] == "InputError"
         assert "before needs an ISO date or time such as 2026-03-13 or 2026-03-13T10:00:00Z, got " \
                f"'{value}'" in r.json()["error"]["message"]
     for value in ("2000-01-01", "2000-01-01T10:00:00Z", "2000-01-01T10:00:00+02:00"):
-        r = httpx.delete(f"{api}/collections/c/traces", params={"before": value})
+        r = _http.delete(f"{api}/collections/c/traces", params={"before": value})
         assert (r.status_code, r.json()["deleted"]) == (200, []), value
 
 
 def test_the_api_page_works_offline(open_server: LiveServer) -> None:
-    page = httpx.get(open_server.url + "/api/v1/docs")
+    page = _http.get(open_server.url + "/api/v1/docs")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "'unsafe-inline'" not in page.headers["content-security-policy"]
     links = re.findall(r"""(?:src|href)=["']([^"']+)["']""", page.text)
     assert links and all(link.startswith("/static/") for link in links), links
     for link in links:
-        assert httpx.get(open_server.url + link).status_code == 200, link
+        assert _http.get(open_server.url + link).status_code == 200, link
     assert not re.search(r"<script\b[^>]*>\s*[^<\s]", page.text)  # no inline script
-    assert "SwaggerUIBundle" in httpx.get(open_server.url + "/static/js/api-docs.js").text
+    assert "SwaggerUIBundle" in _http.get(open_server.url + "/static/js/api-docs.js").text

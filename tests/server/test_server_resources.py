@@ -59,7 +59,7 @@ def test_headers_that_never_finish_are_cut_off(tight: LiveServer) -> None:
             answer = _read_all(s)
         assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
         assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["type"] == "Timeout"
-    assert httpx.get(tight.url + "/api/v1/health").status_code == 200
+    assert httpx.get(tight.url + "/api/v1/health", timeout=60).status_code == 200
 
 
 def test_connections_past_the_cap_are_refused_at_once(tight: LiveServer) -> None:
@@ -76,9 +76,9 @@ def test_connections_past_the_cap_are_refused_at_once(tight: LiveServer) -> None
         assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"] == {
             "type": "TooManyConnections", "message": "the server has 6 connections open, its limit: try again later"}
     for _ in range(100):  # the server sees the sockets go
-        if httpx.get(tight.url + "/api/v1/health").status_code == 200:
+        if httpx.get(tight.url + "/api/v1/health", timeout=60).status_code == 200:
             break
-    assert httpx.get(tight.url + "/api/v1/health").status_code == 200
+    assert httpx.get(tight.url + "/api/v1/health", timeout=60).status_code == 200
     assert "Traceback" not in tight.log()
 
 
