@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo lint install bench eval clean screenshots
+.PHONY: test demo lint install bench eval eval-multihop clean screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench: $(STAMP)
 
 eval: $(STAMP)
 	$(PY) bench/quality.py
+
+# public multi-hop subsets (bench/eval/multihop/SOURCES.md; data made by bench/multihop_data.py); ARGS=... passes options
+eval-multihop: $(STAMP)
+	$(PY) bench/multihop.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
