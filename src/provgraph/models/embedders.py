@@ -172,7 +172,10 @@ class SentenceTransformerEmbedder(_InProcessEmbedder):
             raise ConfigError(
                 f"sentence-transformers embedder: cannot load {model or 'all-MiniLM-L6-v2'}: {exc}"
             ) from exc
-        dim = getattr(self._model, "get_sentence_embedding_dimension", lambda: None)()
+        # sentence-transformers 6 renamed the method (the old name warns); older releases have only the old one
+        renamed = hasattr(self._model, "get_embedding_dimension")
+        dim = getattr(self._model, "get_embedding_dimension" if renamed else "get_sentence_embedding_dimension",
+                      lambda: None)()
         dimension = int(dim) if dim else int(self._model.encode(["x"]).shape[1])
         super().__init__(f"sentence-transformers:{label}", dimension, batch_size)
 
