@@ -81,10 +81,11 @@ def halves(ids: Sequence[str]) -> dict[str, str]:
 
 
 def read_set(path: Path, limit: int | None) -> tuple[list[Question], dict[str, tuple[str, str]]]:
-    """The set's first ``limit`` questions (all by default) with their halves, and their pooled paragraphs."""
+    """The set's first ``limit`` questions (all by default) with their halves (split over the whole set), and
+    their pooled paragraphs."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    half = halves([r["id"] for r in rows])  # of the whole set: a question's half does not depend on --limit
     rows = rows[:limit] if limit else rows
-    half = halves([r["id"] for r in rows])
     paragraphs: dict[str, tuple[str, str]] = {}
     questions = []
     for r in rows:

@@ -64,6 +64,7 @@ def test_a_real_run_pools_paragraphs_and_scores_every_system(tiny_set: Path) -> 
     questions, paragraphs = read_set(tiny_set, None)
     assert len(questions) == 3 and len(paragraphs) == 6
     assert paragraph_id("Lyon", "x") == paragraph_id("Lyon", "x") != paragraph_id("Lyon", "y")
+    assert [q.half for q in read_set(tiny_set, 2)[0]] == [q.half for q in questions[:2]]  # --limit keeps halves
     result = run_set("tiny", tiny_set, SYSTEMS, "both", None, lambda _: None)
     assert (result["paragraphs"], result["chunks"]) == (6, 6)
     rows = {r["system"]: r for r in summarise(result, "both")}
