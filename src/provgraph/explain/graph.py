@@ -1,8 +1,6 @@
-"""A trace's triples, read in one query: the question, every question informed by it (sub-traces,
-transitively), every step they generated, the steps' parts (edge and chunk selections, citations)
-and the retraction records that name any of these questions.
-
-Trace IRIs are inlined in their canonical N-Triples form (validated by :class:`Iri`), never raw text.
+"""A trace's triples, read at once (``QuadStore.trace_triples``): the question, every question informed
+by it (sub-traces, transitively), every step they generated, the steps' parts (edge and chunk
+selections, citations) and the retraction records that name any of these questions.
 """
 
 from __future__ import annotations
@@ -14,27 +12,11 @@ from datetime import datetime, timezone
 from provgraph.provenance.common import LlmCall
 from provgraph.rdf.terms import Iri, Literal, Term
 from provgraph.rdf.vocab import PROV, RDF, TG
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["Node", "TraceGraph", "EPOCH"]
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-# Every branch starts from the constant question IRI: a zero-length path (``*``) or a BIND from an
-# unbound variable would make the engine scan every node of the graph (800 ms at 1,000 traces).
-_TREE = """SELECT ?s ?p ?o WHERE {{ GRAPH <urn:graph:retrieval> {{
-  {{ VALUES ?s {{ {q} }} ?s ?p ?o }}
-  UNION {{ ?s prov:wasGeneratedBy {q} . ?s ?p ?o }}
-  UNION {{ ?step prov:wasGeneratedBy {q} ; {parts} ?s . ?s ?p ?o }}
-  UNION {{ ?s tg:affectedTrace {q} . ?s ?p ?o }}
-  UNION {{ ?s prov:wasInformedBy+ {q} . ?s ?p ?o }}
-  UNION {{ ?tq prov:wasInformedBy+ {q} . ?s prov:wasGeneratedBy ?tq . ?s ?p ?o }}
-  UNION {{ ?tq prov:wasInformedBy+ {q} . ?step prov:wasGeneratedBy ?tq ; {parts} ?s . ?s ?p ?o }}
-  UNION {{ ?tq prov:wasInformedBy+ {q} . ?s tg:affectedTrace ?tq . ?s ?p ?o }}
-}} }}"""
-# the parts of a step read with it: edge selections, chunk selections, citations. A path, not VALUES:
-# with VALUES the store joined every step's parts of every trace (a read grew with the traces stored)
-_PARTS = "(tg:selectedEdge|tg:chunkSelection|tg:citation)"
 
 
 class Node:
@@ -120,10 +102,9 @@ class TraceGraph:
                 node.props[p] = list(dict.fromkeys(values))
 
     @classmethod
-    def read(cls, store: OxigraphStore, question: Iri) -> TraceGraph:
-        """The trace tree rooted at ``question`` (one store query)."""
-        result = store.select(_TREE.format(q=question, parts=_PARTS))
-        return cls((row["s"], row["p"], row["o"]) for row in result if {"s", "p", "o"} <= row.keys())
+    def read(cls, store: QuadStore, question: Iri) -> TraceGraph:
+        """The trace tree rooted at ``question`` (one store read)."""
+        return cls(store.trace_triples(question))
 
     def node(self, iri: Iri) -> Node:
         """The node of ``iri`` (empty when nothing is stored about it)."""

@@ -1,4 +1,4 @@
-"""Display labels for terms: ``rdfs:label`` from the knowledge graph, in one batched query.
+"""Display labels for terms: ``rdfs:label`` from the knowledge graph, in one batched read.
 
 Literals label themselves; an IRI without a label falls back to its last segment, percent-decoded
 (``urn:provgraph:entity:Marie%20Curie`` → ``Marie Curie``).
@@ -11,11 +11,10 @@ from collections.abc import Iterable
 from urllib.parse import unquote
 
 from provgraph.rdf.terms import BlankNode, Iri, Literal, Term, TripleTerm
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["Labeller", "fallback_label"]
 
-_LABELS = "SELECT ?t ?l WHERE {{ VALUES ?t {{ {values} }} ?t rdfs:label ?l }}"
 _SEPARATORS = re.compile(r"[/#:]")
 
 
@@ -36,8 +35,8 @@ class Labeller:
         self._labels = labels
 
     @classmethod
-    def lookup(cls, store: OxigraphStore, terms: Iterable[Term]) -> Labeller:
-        """Look up every IRI among ``terms`` (and inside triple terms) in one store query."""
+    def lookup(cls, store: QuadStore, terms: Iterable[Term]) -> Labeller:
+        """Look up every IRI among ``terms`` (and inside triple terms) in one store read."""
         iris: dict[Iri, None] = {}
 
         def collect(term: Term) -> None:
@@ -49,16 +48,8 @@ class Labeller:
 
         for term in terms:
             collect(term)
-        found: dict[Iri, Literal] = {}
-        if iris:
-            rows = store.select(_LABELS.format(values=" ".join(str(i) for i in iris)))
-            for row in rows:
-                iri, label = row.get("t"), row.get("l")
-                if isinstance(iri, Iri) and isinstance(label, Literal):
-                    best = found.get(iri)
-                    if best is None or _preference(label) < _preference(best):
-                        found[iri] = label
-        return cls({iri: label.value for iri, label in found.items()})
+        found = store.labels(list(iris)) if iris else {}
+        return cls({iri: min(labels, key=_preference).value for iri, labels in found.items()})
 
     def label(self, term: Term) -> str:
         """The term's display label."""

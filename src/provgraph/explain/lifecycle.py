@@ -17,7 +17,7 @@ from provgraph.explain.traces import list_traces, resolve_question
 from provgraph.librarian.base import Librarian
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, TG
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["Deleted", "delete_traces", "traces_before", "parse_moment"]
 
@@ -40,12 +40,12 @@ class Deleted:
     quads: int
 
 
-def traces_before(store: OxigraphStore, moment: datetime) -> list[str]:
+def traces_before(store: QuadStore, moment: datetime) -> list[str]:
     """The question IRIs of the top-level traces started before ``moment``."""
     return [s.question_iri.value for s in list_traces(store) if s.started < moment]
 
 
-def delete_traces(store: OxigraphStore, librarian: Librarian | None, ids: Sequence[str]) -> Deleted:
+def delete_traces(store: QuadStore, librarian: Librarian | None, ids: Sequence[str]) -> Deleted:
     """Delete the traces named by session IDs or question IRIs; :class:`NotFound` names the first unknown one."""
     questions = list(dict.fromkeys(resolve_question(store, i) for i in ids))
     removal: list[Quad] = []

@@ -1,6 +1,6 @@
 """Reading traces back: list the questions of ``urn:graph:retrieval``, load one trace tree.
 
-``list_traces`` is one query. ``load_trace`` is a fixed handful whatever the trace's size:
+``list_traces`` is one store read. ``load_trace`` is a fixed handful whatever the trace's size:
 resolve the id, read the whole tree (sub-traces included), label every term, trace the chunks
 (and, with ``provenance=True``, every selected edge) to their sources, and one librarian call
 for the texts (chunk excerpts, answers stored only in the librarian).
@@ -9,6 +9,7 @@ for the texts (chunk excerpts, answers stored only in the librarian).
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING, cast
 
 from provgraph.errors import InputError, NotFound
 from provgraph.explain.build import Lookups, TraceBuilder, session_of, trace_type
@@ -17,60 +18,39 @@ from provgraph.explain.labels import Labeller
 from provgraph.explain.model import Trace, TraceSummary
 from provgraph.librarian.base import Librarian
 from provgraph.rdf.ids import agent_question_iri, docrag_question_iri, question_iri
-from provgraph.rdf.terms import Iri, Literal, Term, TripleTerm
+from provgraph.rdf.terms import Iri, Term, TripleTerm
 from provgraph.rdf.vocab import TG
 from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.sources import chunk_sources, edge_sources
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
+
+if TYPE_CHECKING:
+    from provgraph.store.oxigraph import OxigraphStore
 
 __all__ = ["list_traces", "load_trace", "resolve_question"]
 
-_LIST = """SELECT ?q (SAMPLE(?kind) AS ?k) (SAMPLE(?query) AS ?text) (MIN(?started) AS ?start) (SAMPLE(?parent) AS ?p)
-WHERE {{ GRAPH <urn:graph:retrieval> {{
-  ?q a tg:Question ; tg:query ?query ; prov:startedAtTime ?started .
-  OPTIONAL {{ ?q a ?kind FILTER(?kind IN (tg:GraphRagQuestion, tg:DocRagQuestion, tg:AgentQuestion)) }}
-  OPTIONAL {{ ?q prov:wasInformedBy ?parent }}
-  {filter}
-}} }}
-GROUP BY ?q
-ORDER BY DESC(?start) ?q{limit}"""
 
-_RESOLVE = """SELECT ?q ?kind ?parent WHERE {{ GRAPH <urn:graph:retrieval> {{
-  VALUES ?q {{ {values} }}
-  ?q a tg:Question .
-  OPTIONAL {{ ?q a ?kind FILTER(?kind IN (tg:GraphRagQuestion, tg:DocRagQuestion, tg:AgentQuestion)) }}
-  OPTIONAL {{ ?q prov:wasInformedBy ?parent }}
-}} }}"""
-
-
-def list_traces(store: OxigraphStore, *, include_sub_traces: bool = False, limit: int | None = None) -> list[TraceSummary]:
-    """The traces of a collection, newest first (one query).
+def list_traces(store: QuadStore, *, include_sub_traces: bool = False, limit: int | None = None) -> list[TraceSummary]:
+    """The traces of a collection, newest first (one store read).
 
     Sub-traces (questions an agent asked, carrying ``prov:wasInformedBy``) are left out unless
     ``include_sub_traces``.
     """
     if limit is not None and limit < 1:
         raise InputError(f"limit must be at least 1, got {limit}")
-    query = _LIST.format(
-        filter="" if include_sub_traces else "FILTER(!BOUND(?parent))",
-        limit=f"\nLIMIT {int(limit)}" if limit is not None else "",
-    )
     out: list[TraceSummary] = []
-    for row in store.select(query):
-        q, started, text, parent = row.get("q"), row.get("start"), row.get("text"), row.get("p")
-        if not isinstance(q, Iri) or not isinstance(text, Literal) or not isinstance(started, Literal):
-            continue
-        kind = trace_type(q, [row["k"]] if "k" in row else [])
+    for row in store.trace_summaries(include_sub_traces=include_sub_traces, limit=limit):
+        kind = trace_type(row.question, [row.kind] if row.kind is not None else [])
         if kind is None:
             continue
-        moment = started.to_python()
+        moment = row.started.to_python()
         out.append(TraceSummary(
-            session_id=session_of(q),
-            question_iri=q,
+            session_id=session_of(row.question),
+            question_iri=row.question,
             type=kind,
-            query=text.value,
+            query=row.query.value,
             started=moment.astimezone(timezone.utc) if isinstance(moment, datetime) else EPOCH,
-            informed_by=parent if isinstance(parent, Iri) else None,
+            informed_by=row.parent,
         ))
     return out
 
@@ -87,7 +67,7 @@ def _candidates(id_or_sid: str) -> list[Iri]:
         return []
 
 
-def resolve_question(store: OxigraphStore, id_or_sid: str) -> Iri:
+def resolve_question(store: QuadStore, id_or_sid: str) -> Iri:
     """The question IRI of a session ID or a full question IRI; :class:`NotFound` otherwise.
 
     When a session ID names several questions, a top-level trace wins over a sub-trace.
@@ -95,18 +75,16 @@ def resolve_question(store: OxigraphStore, id_or_sid: str) -> Iri:
     candidates = _candidates(id_or_sid)
     found: list[tuple[bool, int, Iri]] = []
     if candidates:
-        rows = store.select(_RESOLVE.format(values=" ".join(str(c) for c in candidates)))
-        for row in rows:
-            q = row.get("q")
-            if isinstance(q, Iri) and trace_type(q, [row["kind"]] if "kind" in row else []) is not None:
-                found.append(("parent" in row, candidates.index(q), q))
+        for row in store.resolve_questions(candidates):
+            if trace_type(row.question, [row.kind] if row.kind is not None else []) is not None:
+                found.append((row.parent is not None, candidates.index(row.question), row.question))
     if not found:
         raise NotFound(f"no trace {id_or_sid!r} in collection {store.name} (list them with: provgraph traces list)")
     return min(found)[2]
 
 
 def load_trace(
-    store: OxigraphStore,
+    store: QuadStore,
     id_or_sid: str,
     *,
     librarian: Librarian | None = None,
@@ -137,8 +115,9 @@ def load_trace(
         if document is not None and node.text(inline) is None:
             missing_answers.append(document.value)
     labels = Labeller.lookup(store, [*edges, *terms])
-    by_chunk = chunk_sources(store, chunks) if chunks else {}
-    by_edge = with_evidence(store, edge_sources(store, edges)) if provenance or cited else None
+    sparql = cast("OxigraphStore", store)  # retrieval/ reads sources by SPARQL until issue 26's phase 2
+    by_chunk = chunk_sources(sparql, chunks) if chunks else {}
+    by_edge = with_evidence(sparql, edge_sources(sparql, edges)) if provenance or cited else None
     wanted = list(missing_answers) + [c.value for c in cited]
     if provenance:
         wanted += [c.value for c in chunks]

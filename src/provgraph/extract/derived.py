@@ -17,7 +17,7 @@ from typing import Any
 from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDF, RDFS, SKOS, TG
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["VectorRecord", "entity_text", "supported_entities", "entity_records", "chunk_records",
            "subgraph_entities", "still_supported"]
@@ -41,7 +41,7 @@ def _mentions(fact: TripleTerm) -> list[Iri]:
     return [t for t in (fact.s, fact.o) if isinstance(t, Iri)]
 
 
-def subgraph_entities(store: OxigraphStore, subgraphs: Iterable[Iri]) -> set[Iri]:
+def subgraph_entities(store: QuadStore, subgraphs: Iterable[Iri]) -> set[Iri]:
     """Every IRI a fact of these subgraphs names as subject or object."""
     found: set[Iri] = set()
     for sg in subgraphs:
@@ -51,7 +51,7 @@ def subgraph_entities(store: OxigraphStore, subgraphs: Iterable[Iri]) -> set[Iri
     return found
 
 
-def supported_entities(store: OxigraphStore) -> dict[Iri, list[str]]:
+def supported_entities(store: QuadStore) -> dict[Iri, list[str]]:
     """Entities with support (and a label), each with its supporting chunks, sorted."""
     chunk_of = {q.s: q.o for q in store.match(None, PROV.wasDerivedFrom, None, g=GRAPH_SOURCE)
                 if isinstance(q.o, Iri) and store.count(q.s, RDF.type, TG.Subgraph, g=GRAPH_SOURCE)}
@@ -68,7 +68,7 @@ def supported_entities(store: OxigraphStore) -> dict[Iri, list[str]]:
             if e not in predicates and store.count(e, RDFS.label, None, g=None)}
 
 
-def still_supported(store: OxigraphStore, entities: Iterable[Iri]) -> set[Iri]:
+def still_supported(store: QuadStore, entities: Iterable[Iri]) -> set[Iri]:
     """Those of ``entities`` that some remaining subgraph still names."""
     wanted = set(entities)
     if not wanted:
@@ -82,12 +82,12 @@ def still_supported(store: OxigraphStore, entities: Iterable[Iri]) -> set[Iri]:
     return found
 
 
-def _first(store: OxigraphStore, entity: Iri, predicate: Iri) -> str | None:
+def _first(store: QuadStore, entity: Iri, predicate: Iri) -> str | None:
     values = sorted(q.o.value for q in store.match(entity, predicate, None, g=None) if isinstance(q.o, Literal))
     return values[0] if values else None
 
 
-def entity_records(store: OxigraphStore, supported: dict[Iri, list[str]]) -> list[VectorRecord]:
+def entity_records(store: QuadStore, supported: dict[Iri, list[str]]) -> list[VectorRecord]:
     """The entity index's records for ``supported`` (from :func:`supported_entities`)."""
     out: list[VectorRecord] = []
     for entity in sorted(supported, key=lambda e: e.value):

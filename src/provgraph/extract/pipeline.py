@@ -32,7 +32,7 @@ from provgraph.provenance.subgraph import subgraph_quads
 from provgraph.rdf.ids import activity_iri, subgraph_iri
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 from provgraph.store.support import subgraph_removal
 from provgraph.vectors.base import VectorIndex
 
@@ -74,7 +74,7 @@ class ExtractionPipeline:
 
     def __init__(
         self,
-        store: OxigraphStore,
+        store: QuadStore,
         extractors: Sequence[Extractor],
         *,
         embedder: Embedder | None = None,

@@ -28,7 +28,7 @@ from provgraph.provenance.source import chunk_quads, document_quads, page_quads,
 from provgraph.rdf.ids import activity_iri, chunk_iri, document_iri, page_iri, section_iri
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 from provgraph.store.retraction import retraction_for
 from provgraph.store.support import document_removal
 from provgraph.vectors.base import VectorIndex
@@ -70,7 +70,7 @@ class DocumentLoader:
 
     def __init__(
         self,
-        store: OxigraphStore,
+        store: QuadStore,
         librarian: SqliteLibrarian,
         *,
         chunk_size: int = 2000,

@@ -13,20 +13,20 @@ from provgraph.extract.derived import still_supported, subgraph_entities
 from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 from provgraph.store.support import document_nodes, document_removal
 from provgraph.vectors.base import VectorIndex
 
 __all__ = ["document_entities", "forget_vectors", "remove_document"]
 
 
-def document_entities(store: OxigraphStore, doc: Iri) -> set[Iri]:
+def document_entities(store: QuadStore, doc: Iri) -> set[Iri]:
     """The entities named by the facts of the document's extraction subgraphs."""
     subgraphs = [n for n in document_nodes(store, doc) if store.count(n, RDF.type, TG.Subgraph, g=GRAPH_SOURCE)]
     return subgraph_entities(store, subgraphs)
 
 
-def forget_vectors(store: OxigraphStore, doc: Iri, entities: Iterable[Iri], *,
+def forget_vectors(store: QuadStore, doc: Iri, entities: Iterable[Iri], *,
                    chunk_index: VectorIndex | None, entity_index: VectorIndex | None) -> None:
     """Drop the document's chunk vectors and those of ``entities`` no subgraph supports any more."""
     if chunk_index is not None:
@@ -36,7 +36,7 @@ def forget_vectors(store: OxigraphStore, doc: Iri, entities: Iterable[Iri], *,
         entity_index.delete([e.value for e in named - still_supported(store, named)])
 
 
-def remove_document(store: OxigraphStore, librarian: SqliteLibrarian, doc: Iri, *,
+def remove_document(store: QuadStore, librarian: SqliteLibrarian, doc: Iri, *,
                     chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None,
                     also_add: Sequence[Quad] = ()) -> int:
     """Remove ``doc`` everywhere; returns how many quads went. ``also_add`` (e.g. the retraction

@@ -25,7 +25,7 @@ from provgraph.librarian.sqlite import SqliteLibrarian
 from provgraph.models.base import Embedder
 from provgraph.rdf.terms import Iri
 from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDF, TG
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 from provgraph.store.support import subgraph_removal
 from provgraph.vectors.base import VectorIndex
 
@@ -75,18 +75,18 @@ class CheckReport:
 class Parts:
     """The open parts of one collection."""
 
-    store: OxigraphStore
+    store: QuadStore
     librarian: SqliteLibrarian
     chunk_index: VectorIndex
     entity_index: VectorIndex
     embedder: Embedder
 
 
-def _typed(store: OxigraphStore, cls: Iri) -> set[Iri]:
+def _typed(store: QuadStore, cls: Iri) -> set[Iri]:
     return {q.s for q in store.match(None, RDF.type, cls, g=GRAPH_SOURCE) if isinstance(q.s, Iri)}
 
 
-def _parent(store: OxigraphStore, node: Iri) -> Iri | None:
+def _parent(store: QuadStore, node: Iri) -> Iri | None:
     for q in store.match(node, PROV.wasDerivedFrom, None, g=GRAPH_SOURCE):
         if isinstance(q.o, Iri):
             return q.o
@@ -141,7 +141,7 @@ def find_problems(parts: Parts) -> list[Problem]:
     return problems
 
 
-def _store_orphans(store: OxigraphStore, chunks: set[Iri]) -> list[Problem]:
+def _store_orphans(store: QuadStore, chunks: set[Iri]) -> list[Problem]:
     docs = _typed(store, TG.Document)
     out: list[Problem] = []
     parts = _typed(store, TG.Page) | _typed(store, TG.Section)

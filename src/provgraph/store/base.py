@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal, Protocol
 
 from provgraph.rdf.terms import Iri, Quad, Subject, Term
+from provgraph.store.queries import NamedQueries
 
 __all__ = ["QuadStore", "ANY", "DEFAULT", "GraphSel", "Row", "RdfFormat", "SelectResult"]
 
@@ -44,13 +45,32 @@ class SelectResult:
         return len(self.rows)
 
 
-class QuadStore(Protocol):
-    """A collection's quads: knowledge (default graph), provenance and traces (named graphs)."""
+class QuadStore(NamedQueries, Protocol):
+    """A collection's quads: knowledge (default graph), provenance and traces (named graphs).
+
+    The generations grow with writes (derived caches compare against them): ``generation`` with every
+    write, ``knowledge_generation`` with writes that may touch the default graph, ``source_generation``
+    with writes that may touch any graph but the traces'. The fixed-shape reads are the named
+    operations of :class:`~provgraph.store.queries.NamedQueries`.
+    """
 
     name: str
 
+    @property
+    def generation(self) -> int: ...
+
+    @property
+    def knowledge_generation(self) -> int: ...
+
+    @property
+    def source_generation(self) -> int: ...
+
     def add(self, quads: Iterable[Quad]) -> int:
         """Add quads in one transaction; returns how many were given. Idempotent."""
+        ...
+
+    def bulk_add(self, quads: Iterable[Quad]) -> int:
+        """Add many quads as fast as the backend can; it may leave part of them written on failure."""
         ...
 
     def apply(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = ()) -> None:
@@ -65,6 +85,10 @@ class QuadStore(Protocol):
 
     def count(self, s: Subject | None = None, p: Iri | None = None, o: Term | None = None, *, g: GraphSel = ANY) -> int:
         """How many quads match the pattern."""
+        ...
+
+    def __len__(self) -> int:
+        """How many quads the store holds."""
         ...
 
     def select(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> SelectResult:
@@ -83,8 +107,16 @@ class QuadStore(Protocol):
         """Write every quad of every graph to ``out``."""
         ...
 
+    def export_bytes(self, fmt: RdfFormat = "nquads") -> bytes:
+        """Every quad, serialised (the same bytes ``export`` writes)."""
+        ...
+
     def import_data(self, data: bytes | Path, fmt: RdfFormat = "nquads") -> int:
         """Load N-Quads or TriG atomically (a syntax error imports nothing); returns quads added."""
+        ...
+
+    def flush(self) -> None:
+        """Make every write so far durable (raises StoreError when it cannot)."""
         ...
 
     def close(self) -> None:

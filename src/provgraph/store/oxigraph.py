@@ -19,6 +19,7 @@ from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quads_to_o
 from provgraph.rdf.terms import Iri, Quad, Subject, Term
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PREFIXES
 from provgraph.store.base import ANY, GraphSel, RdfFormat, Row, SelectResult
+from provgraph.store.queries_oxigraph import SparqlQueries
 
 __all__ = ["OxigraphStore", "OX_FORMATS"]
 
@@ -71,8 +72,8 @@ def _query_failure(name: str, exc: BaseException) -> Exception:
     return QueryError(f"collection {name}: query failed: {exc}")
 
 
-class OxigraphStore:
-    """:class:`~provgraph.store.base.QuadStore` on pyoxigraph. ``path=None`` keeps it in memory."""
+class OxigraphStore(SparqlQueries):
+    """:class:`~provgraph.store.base.QuadStore` on pyoxigraph (named reads in SPARQL). ``path=None`` keeps it in memory."""
 
     def __init__(self, path: Path | None = None, *, name: str = "memory") -> None:
         self.name = name

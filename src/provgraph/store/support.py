@@ -9,29 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from provgraph.rdf.terms import Iri, Literal, Quad, TripleTerm
+from provgraph.rdf.terms import Iri, Quad, TripleTerm
 from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDFS, TG
-from provgraph.store.base import DEFAULT
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import DEFAULT, QuadStore
 
-_TRUE = Literal("true", datatype=Iri("http://www.w3.org/2001/XMLSchema#boolean"))
-
-__all__ = ["subgraph_removal", "document_nodes", "document_removal", "document_tree", "supporting_subgraphs"]
+__all__ = ["subgraph_removal", "document_nodes", "document_removal", "supporting_subgraphs"]
 
 
-def supporting_subgraphs(store: OxigraphStore, fact: TripleTerm) -> set[Iri]:
+def supporting_subgraphs(store: QuadStore, fact: TripleTerm) -> set[Iri]:
     """Every subgraph that contains the fact: its support set."""
     return {q.s for q in store.match(None, TG.contains, fact, g=GRAPH_SOURCE) if isinstance(q.s, Iri)}
 
 
-def _subject_quads(store: OxigraphStore, nodes: Iterable[Iri]) -> list[Quad]:
+def _subject_quads(store: QuadStore, nodes: Iterable[Iri]) -> list[Quad]:
     out: list[Quad] = []
     for node in nodes:
         out += store.match(node, None, None, g=GRAPH_SOURCE)
     return out
 
 
-def subgraph_removal(store: OxigraphStore, subgraphs: Iterable[Iri], *, keep_facts: Iterable[TripleTerm] = ()) -> list[Quad]:
+def subgraph_removal(store: QuadStore, subgraphs: Iterable[Iri], *, keep_facts: Iterable[TripleTerm] = ()) -> list[Quad]:
     """Quads to remove so the subgraphs, their activities and their orphaned facts are gone.
 
     Facts in ``keep_facts`` stay (they are about to be written again in the same transaction).
@@ -56,7 +53,7 @@ def subgraph_removal(store: OxigraphStore, subgraphs: Iterable[Iri], *, keep_fac
     return removal + orphaned + _orphan_labels(store, orphaned, keep)
 
 
-def _orphan_labels(store: OxigraphStore, removed: list[Quad], keep: set[TripleTerm]) -> list[Quad]:
+def _orphan_labels(store: QuadStore, removed: list[Quad], keep: set[TripleTerm]) -> list[Quad]:
     """Labels of entities and predicates that no remaining fact uses."""
     gone = set(removed)
     kept_terms = {t for f in keep for t in (f.s, f.p, f.o)}
@@ -70,38 +67,14 @@ def _orphan_labels(store: OxigraphStore, removed: list[Quad], keep: set[TripleTe
     return out
 
 
-# The document's IRI is inlined in its canonical N-Triples form (validated, escaped), at the
-# start of the pattern, so the engine walks down from it.
-_TREE = """
-SELECT DISTINCT ?node ?subgraph WHERE {{ GRAPH <urn:graph:source> {{
-  VALUES ?doc {{ {doc} }}
-  {{ ?node prov:wasDerivedFrom ?doc }}
-  UNION {{ ?node prov:wasDerivedFrom/prov:wasDerivedFrom ?doc }}
-  UNION {{ ?node prov:wasDerivedFrom/prov:wasDerivedFrom/prov:wasDerivedFrom ?doc }}
-  BIND(EXISTS {{ ?node a tg:Subgraph }} AS ?subgraph)
-}} }}
-"""
-
-
-def _tree(store: OxigraphStore, document: Iri) -> dict[Iri, bool]:
-    """Every node derived from the document, and whether it is an extraction subgraph (one query)."""
-    rows = store.select(_TREE.format(doc=document))
-    return {r["node"]: r.get("subgraph") == _TRUE for r in rows if isinstance(r.get("node"), Iri)}  # type: ignore[misc]
-
-
-def document_tree(store: OxigraphStore, document: Iri) -> dict[Iri, bool]:
-    """Every node derived from the document, and whether it is an extraction subgraph."""
-    return _tree(store, document)
-
-
-def document_nodes(store: OxigraphStore, document: Iri) -> set[Iri]:
+def document_nodes(store: QuadStore, document: Iri) -> set[Iri]:
     """The document and everything derived from it: pages/sections, chunks, subgraphs."""
-    return {document, *_tree(store, document)}
+    return {document, *store.derived_nodes(document)}
 
 
-def document_removal(store: OxigraphStore, document: Iri) -> list[Quad]:
+def document_removal(store: QuadStore, document: Iri) -> list[Quad]:
     """Quads to remove to delete a document: its tree, their activities, and facts it alone supports."""
-    tree = _tree(store, document)
+    tree = store.derived_nodes(document)
     subgraphs = {n for n, is_subgraph in tree.items() if is_subgraph}
     removal = subgraph_removal(store, subgraphs)
     others = _subject_quads(store, {document, *(n for n, is_subgraph in tree.items() if not is_subgraph)})
