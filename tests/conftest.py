@@ -13,7 +13,7 @@ from provgraph.config import Settings
 from provgraph.models.base import Embedder
 from tests.fakes.openai_server import FakeOpenAIServer
 
-pytest_plugins = ["tests.corpus_fixture"]
+pytest_plugins = ["tests.corpus_fixture", "tests.services"]
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -21,7 +21,7 @@ from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PREFIXES
 from provgraph.store.base import ANY, GraphSel, RdfFormat, Row, SelectResult
 from provgraph.store.queries_oxigraph import SparqlQueries
 
-__all__ = ["OxigraphStore", "OX_FORMATS"]
+__all__ = ["OxigraphStore", "OX_FORMATS", "parse_rdf"]
 
 OX_FORMATS = {"nquads": ox.RdfFormat.N_QUADS, "trig": ox.RdfFormat.TRIG}
 
@@ -70,6 +70,19 @@ def _query_failure(name: str, exc: BaseException) -> Exception:
     if "Corruption:" in str(exc):
         return StoreError(f"collection {name}: query failed: {_first_line(exc)}")
     return QueryError(f"collection {name}: query failed: {exc}")
+
+
+def parse_rdf(name: str, data: bytes | Path, fmt: RdfFormat) -> list[ox.Quad]:
+    """Every quad of N-Quads or TriG ``data``; QueryError (with the line) when it does not parse."""
+    source = data.read_bytes() if isinstance(data, Path) else data
+    try:
+        return list(ox.parse(source, format=OX_FORMATS[fmt]))
+    except SyntaxError as exc:
+        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        raise QueryError(f"collection {name}: cannot import {fmt}{where}: {exc.msg or exc}") from exc
+    except MemoryError as exc:  # the parser's buffer is capped: one term (a literal) over 16 MiB
+        raise QueryError(f"collection {name}: cannot import {fmt}: a term is larger than the parser's "
+                         f"limit of 16 MiB ({exc}); nothing was imported") from exc
 
 
 class OxigraphStore(SparqlQueries):
@@ -156,17 +169,26 @@ class OxigraphStore(SparqlQueries):
         self._store.clear()
 
     # -- reads ----------------------------------------------------------------------------------
+    def _pattern(self, s: Subject | None, p: Iri | None, o: Term | None, g: GraphSel) -> Iterator[ox.Quad]:
+        """pyoxigraph's quads for the pattern, less those whose object is not ``o``: its on-disk store also
+        yields other ``xsd:integer`` objects for an integer literal (0.5.13: 1023 gives 1024…)."""
+        graph = None if g is ANY else graph_to_ox(g)  # type: ignore[arg-type]
+        obj = to_ox(o) if o is not None else None
+        found = self._store.quads_for_pattern(
+            to_ox(s) if s is not None else None,  # type: ignore[arg-type]
+            to_ox(p) if p is not None else None,  # type: ignore[arg-type]
+            obj,
+            graph,
+        )
+        if obj is None or isinstance(obj, ox.NamedNode):
+            return found
+        return (q for q in found if q.object == obj)
+
     def match(
         self, s: Subject | None = None, p: Iri | None = None, o: Term | None = None, *, g: GraphSel = ANY
     ) -> Iterator[Quad]:
         """Quads matching the pattern (``g=None`` is the default graph, ``g=ANY`` every graph)."""
-        graph = None if g is ANY else graph_to_ox(g)  # type: ignore[arg-type]
-        found = self._store.quads_for_pattern(
-            to_ox(s) if s is not None else None,  # type: ignore[arg-type]
-            to_ox(p) if p is not None else None,  # type: ignore[arg-type]
-            to_ox(o) if o is not None else None,
-            graph,
-        )
+        found = self._pattern(s, p, o, g)
         try:
             for q in found:
                 yield quad_from_ox(q)
@@ -176,13 +198,7 @@ class OxigraphStore(SparqlQueries):
 
     def count(self, s: Subject | None = None, p: Iri | None = None, o: Term | None = None, *, g: GraphSel = ANY) -> int:
         """How many quads match the pattern."""
-        graph = None if g is ANY else graph_to_ox(g)  # type: ignore[arg-type]
-        pattern = self._store.quads_for_pattern(
-            to_ox(s) if s is not None else None,  # type: ignore[arg-type]
-            to_ox(p) if p is not None else None,  # type: ignore[arg-type]
-            to_ox(o) if o is not None else None,
-            graph,
-        )
+        pattern = self._pattern(s, p, o, g)
         try:
             return sum(1 for _ in pattern)
         except (OSError, RuntimeError) as exc:
@@ -248,15 +264,7 @@ class OxigraphStore(SparqlQueries):
 
     def import_data(self, data: bytes | Path, fmt: RdfFormat = "nquads") -> int:
         """Parse everything first, then add in one transaction: a syntax error imports nothing."""
-        source = data.read_bytes() if isinstance(data, Path) else data
-        try:
-            parsed = list(ox.parse(source, format=OX_FORMATS[fmt]))
-        except SyntaxError as exc:
-            where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
-            raise QueryError(f"collection {self.name}: cannot import {fmt}{where}: {exc.msg or exc}") from exc
-        except MemoryError as exc:  # the parser's buffer is capped: one term (a literal) over 16 MiB
-            raise QueryError(f"collection {self.name}: cannot import {fmt}: a term is larger than the parser's "
-                             f"limit of 16 MiB ({exc}); nothing was imported") from exc
+        parsed = parse_rdf(self.name, data, fmt)
         self._written(None)
         try:
             self._store.extend(parsed)
