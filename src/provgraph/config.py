@@ -67,6 +67,7 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=default_home, description="data directory")
     user: str = Field("default", description="user owning collections")
     collection: str = Field("default", description="collection to work in")
+    store_url: str | None = Field(None, description="quad store: postgresql://… (unset: the embedded store)")
 
     llm: Literal["auto", "none", "openai", "local"] = Field(
         "auto",

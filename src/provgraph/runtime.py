@@ -31,10 +31,11 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
     from provgraph.retrieval.hybrid import HybridRetriever
     from provgraph.retrieval.read_cache import ReadCache
+    from provgraph.store.base import QuadStore
     from provgraph.store.oxigraph import OxigraphStore
     from provgraph.vectors.usearch_index import UsearchIndex
 
-__all__ = ["Runtime", "Removal", "EXTRACTORS", "LLM_EXTRACTORS"]
+__all__ = ["Runtime", "Removal", "EXTRACTORS", "LLM_EXTRACTORS", "drop_collection"]
 
 LLM_EXTRACTORS = ("definitions", "relationships", "ontology", "agent")
 EXTRACTORS = (*LLM_EXTRACTORS, "cooccurrence")
@@ -52,6 +53,35 @@ def build_embedder(settings: Settings) -> Embedder:
     from provgraph.models import factory
 
     return factory.build_embedder(settings)
+
+
+def _postgres_url(settings: Settings) -> str | None:
+    """The PostgreSQL URL of ``PROVGRAPH_STORE_URL`` (None: the embedded store); ConfigError for another scheme."""
+    url = (settings.store_url or "").strip()
+    if not url:
+        return None
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(f"PROVGRAPH_STORE_URL must be a postgresql:// URL (or unset for the embedded store), got {url!r}")
+    return url
+
+
+def drop_collection(settings: Settings, ref: CollectionRef) -> None:
+    """Delete a collection and everything in it, in the configured store too (NotFound if it exists nowhere)."""
+    from provgraph.store.collections import drop_collection as drop_folder
+
+    url = _postgres_url(settings)
+    if url is None:
+        drop_folder(ref)
+        return
+    from provgraph.store.postgres import drop_pg_collection
+
+    try:
+        drop_pg_collection(url, ref.user, ref.collection)
+    except NotFound:
+        if not ref.exists():
+            raise
+    if ref.exists():
+        drop_folder(ref)
 
 
 class Removal(NamedTuple):
@@ -76,10 +106,31 @@ class Runtime:
             create_collection(self.ref)
 
     @cached_property
-    def store(self) -> OxigraphStore:
-        """The collection's quad store."""
-        store = open_store(self.ref, create=self._create)
+    def store(self) -> QuadStore:
+        """The collection's quad store: PostgreSQL when ``PROVGRAPH_STORE_URL`` names one, else embedded."""
+        url = _postgres_url(self.settings)
+        if url is None:
+            store: QuadStore = open_store(self.ref, create=self._create)
+        else:
+            from provgraph.store.postgres import PostgresStore
+
+            if not self._create and not self.ref.exists():
+                raise NotFound(f"collection {self.ref} does not exist (create it with: provgraph collections create)")
+            store = PostgresStore(url, self.ref.user, self.ref.collection, create=self._create)
         self._opened.append(store)
+        return store
+
+    @property
+    def sparql_store(self) -> OxigraphStore:
+        """The store as a SPARQL engine, for what still reads by SPARQL (retrieval/, the agent, ``sparql``):
+        the embedded store only, until the PostgreSQL store has its SPARQL replica (issue 26, phase 2)."""
+        from provgraph.store.oxigraph import OxigraphStore
+
+        store = self.store
+        if not isinstance(store, OxigraphStore):
+            raise ConfigError(f"collection {self.ref}: its quads are in PostgreSQL (PROVGRAPH_STORE_URL), where SPARQL, "
+                              "GraphRAG, Document RAG and the agent are not available yet; load, export, import, check, "
+                              "documents, traces list and collections are")
         return store
 
     @cached_property
@@ -114,7 +165,7 @@ class Runtime:
     def _hybrid(self) -> HybridRetriever:
         from provgraph.retrieval.hybrid import HybridRetriever
 
-        return HybridRetriever(self.lexical, self.librarian, self.store, chunk_index=self.chunk_index,
+        return HybridRetriever(self.lexical, self.librarian, self.sparql_store, chunk_index=self.chunk_index,
                                entity_index=self.entity_index)
 
     @cached_property
@@ -159,8 +210,11 @@ class Runtime:
         from provgraph.errors import StoreUnavailable
         from provgraph.integrity.backup import make_backup, settings_that_matter
 
+        if _postgres_url(self.settings) is not None:
+            raise ConfigError(f"collection {self.ref}: a backup archive holds an embedded store; with the quads in "
+                              "PostgreSQL (PROVGRAPH_STORE_URL) use provgraph export (and pg_dump) instead")
         try:
-            store: OxigraphStore | None = self.store
+            store: OxigraphStore | None = self.sparql_store
         except StoreUnavailable:
             store = None  # another process has it: make_backup waits for it, or refuses
         return make_backup(self.ref, Path(file), settings=settings_that_matter(self.settings), store=store, wait=wait)
@@ -293,7 +347,7 @@ class Runtime:
         """The GraphRAG engine (limits from the settings unless given)."""
         from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
 
-        return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
+        return GraphRag(self.sparql_store, self.librarian, self.embedder, self.entity_index, self.llm,
                         params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces,
                         retriever=self.retriever(), reads=self._graph_reads)
 
@@ -302,13 +356,13 @@ class Runtime:
         """What GraphRAG questions read again, shared by every engine of this runtime."""
         from provgraph.retrieval.read_cache import ReadCache
 
-        return ReadCache(self.store)
+        return ReadCache(self.sparql_store)
 
     def document_rag(self) -> DocumentRag:
         """The Document RAG engine."""
         from provgraph.retrieval.document_rag import DocumentRag
 
-        return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
+        return DocumentRag(self.sparql_store, self.librarian, self.embedder, self.chunk_index, self.llm,
                            doc_limit=self.settings.doc_limit, trace=self.settings.traces,
                            retriever=self.retriever(), question_deadline=self.settings.question_deadline)
 
@@ -330,7 +384,7 @@ class Runtime:
 
         async def events() -> AsyncIterator[Event]:
             async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
-                runner = Agent(self.store, self.librarian, llm, [*builtin, *mcp.tools],
+                runner = Agent(self.sparql_store, self.librarian, llm, [*builtin, *mcp.tools],
                                max_iterations=self.settings.max_iterations,
                                deadline=self.settings.agent_deadline, collection=self.settings.collection,
                                trace=self.settings.traces)

@@ -59,7 +59,7 @@ def test_focus_step_appears_before_the_answer_completes(page: Any, viewer: Viewe
 
     gate.set()
     expect(page.locator("#final .answer-text")).to_have_text("".join(SCRIPTED_ANSWER))
-    assert page.locator("#steps").get_attribute("data-state") == "done"
+    expect(page.locator("#steps")).to_have_attribute("data-state", "done")  # the stream closes after the answer
     page.click("#final a.cite")
     expect(page.locator("#source-panel mark.evidence")).to_have_count(1)
     expect(page.locator("#source-panel h2")).to_have_text("Source [1]")

@@ -156,7 +156,7 @@ def delete_trace(request: Request, collection: str, trace_id: str) -> dict[str, 
 def sparql(request: Request, collection: str, body: SparqlRequest) -> Response:
     """Read-only SPARQL: SELECT and ASK give SPARQL JSON results, CONSTRUCT/DESCRIBE N-Triples; updates are refused."""
     with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
-        result = rt.store.raw_query(body.query)
+        result = rt.sparql_store.raw_query(body.query)
         try:
             if isinstance(result, ox.QueryTriples):
                 return Response(result.serialize(format=ox.RdfFormat.N_TRIPLES), media_type="application/n-triples")

@@ -191,7 +191,7 @@ def document_rag(
                              traces=traces_override(no_trace))
     with open_runtime(settings) as rt:
         engine = rt.document_rag()
-        printer = ExplainPrinter(_stderr, rt.store) if explainable else None
+        printer = ExplainPrinter(_stderr, rt.sparql_store) if explainable else None
         _run(lambda: engine.ask(question), rt, fmt=fmt, explain=printer, verbose=False, streaming=streaming)
 
 
@@ -229,7 +229,7 @@ def agent(
     parse_servers(settings.mcp_servers)  # a bad MCP configuration fails before the collection opens
     with open_runtime(settings) as rt:
         events = rt.ask_agent(question)
-        printer = ExplainPrinter(_stderr, rt.store) if explainable else None
+        printer = ExplainPrinter(_stderr, rt.sparql_store) if explainable else None
         _run(lambda: events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
 
 

@@ -168,16 +168,16 @@ def open_runtime(settings: Settings, *, create: bool = False) -> Iterator[Runtim
         yield rt
 
 
-def drop(ref: CollectionRef) -> None:
+def drop(ref: CollectionRef, settings: Settings) -> None:
     """Delete a collection (through the server when it has the collection open)."""
     host = _host()
     if host is not None:
         host.drop(ref)
     else:
-        from provgraph.store.collections import drop_collection
+        from provgraph.runtime import drop_collection
 
         not_served(ref)
-        drop_collection(ref)
+        drop_collection(settings, ref)
 
 
 def not_served(ref: CollectionRef) -> None:

@@ -163,7 +163,7 @@ async def _run(rt: Runtime, params: GraphRagParams, question: str, *, explainabl
     rag = rt.graph_rag(params)
     code = 0
     async for event in rag.ask(question):
-        code = _show(event, rt.store, explainable=explainable, streaming=streaming, fmt=fmt)
+        code = _show(event, rt.sparql_store, explainable=explainable, streaming=streaming, fmt=fmt)
     return code
 
 

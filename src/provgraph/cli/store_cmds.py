@@ -87,14 +87,14 @@ def _seed_syntax_query(rt: "Runtime", text: str) -> ox.QuerySolutions | ox.Query
     rewritten, count = as_triple_terms(text)
     if count:
         try:
-            result = rt.store.raw_query(rewritten)
+            result = rt.sparql_store.raw_query(rewritten)
         except QueryError:
             pass  # e.g. a reifier in subject position: the query means what it says
         else:
             echo(f"note: read {count} '<< s p o >>' as RDF 1.2 triple term(s) '<<( s p o )>>' "
                        "(write <<( … )>> to say so; docs/trace-format.md)", err=True)
             return result
-    return rt.store.raw_query(text)
+    return rt.sparql_store.raw_query(text)
 
 
 def _print_table(result: ox.QuerySolutions) -> None:
@@ -201,7 +201,7 @@ def collections_drop(
     ref = CollectionRef(settings.home, settings.user, name)
     if not yes:
         typer.confirm(f"Drop {ref} and everything in it?", abort=True)
-    drop(ref)
+    drop(ref, settings)
     echo(f"dropped {ref}")
 
 
