@@ -54,7 +54,9 @@ _QUADS_IN = ("INSERT INTO {s}.quads (g, s, p, o) SELECT * FROM unnest(%s::bigint
              "%s::bigint[]) AS n(g, s, p, o) ORDER BY s, p, o, g ON CONFLICT DO NOTHING")
 _QUADS_OUT = ("DELETE FROM {s}.quads q USING unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[]) "
               "AS d(g, s, p, o) WHERE q.s = d.s AND q.p = d.p AND q.o = d.o AND q.g = d.g")
-_TERMS_OF = "SELECT id, kind, value, extra, ts, tp, tob FROM {s}.terms WHERE id = ANY(%s)"
+_TERMS_OF = """WITH RECURSIVE t AS (SELECT id, kind, value, extra, ts, tp, tob FROM {s}.terms WHERE id = ANY(%s)
+  UNION SELECT x.id, x.kind, x.value, x.extra, x.ts, x.tp, x.tob FROM {s}.terms x JOIN t ON t.kind = 6
+  AND x.id IN (t.ts, t.tp, t.tob)) SELECT * FROM t"""  # a triple term's parts come with it, at any depth
 _CACHE = 500_000  # decoded terms kept per store
 
 
@@ -89,8 +91,10 @@ def pg_errors(name: str, doing: str) -> Iterator[None]:
 
 
 def _connect(url: str, name: str) -> Any:
+    # The named operations' joins are written in the order to run them (from the bound terms outwards): without
+    # reordering, planning a 12-way join takes 0.1 ms instead of 20 (its execution: 0.7 ms)
     with pg_errors(name, "connect"):
-        return _psycopg().connect(url, autocommit=True)
+        return _psycopg().connect(url, autocommit=True, options="-c join_collapse_limit=1 -c from_collapse_limit=1")
 
 
 def list_pg_collections(url: str, user: str | None = None) -> list[tuple[str, str]]:
@@ -178,7 +182,7 @@ class PostgresStore(SqlQueries):
 
     # -- terms ------------------------------------------------------------------------------------------
     def _decode(self, ids: Iterable[int]) -> dict[int, Term]:
-        """The terms of ``ids`` (from the cache, else in one read per nesting level of triple terms)."""
+        """The terms of ``ids`` (from the cache, else in one read)."""
         wanted = set(ids)
         wanted.discard(DEFAULT_GRAPH)
         missing = wanted - self._terms.keys()
