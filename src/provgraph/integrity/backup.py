@@ -122,7 +122,7 @@ def _freeze(ref: CollectionRef, store: OxigraphStore, staging: Path) -> dict[str
         if (ref.librarian_dir / "blobs").is_dir():
             _link_tree(ref.librarian_dir / "blobs", staging / "librarian" / "blobs")
         try:
-            store._store.backup(str(staging / "_checkpoint"))  # noqa: SLF001 - RocksDB's consistent checkpoint
+            store.checkpoint(staging / "_checkpoint")  # RocksDB's consistent checkpoint
         except (OSError, RuntimeError) as exc:
             raise StoreError(f"backup: cannot copy the store of {ref}: {str(exc).splitlines()[0]}") from exc
         indexes: dict[str, dict[str, object]] = {}
