@@ -2,7 +2,7 @@
 
 ``scripts/services.py`` starts PostgreSQL (+ pgvector) in a scratch folder before the tests when the
 run includes tests that need it (tests/contract, tests/scaleout, or the whole suite); xdist workers
-inherit its state file through ``PROVGRAPH_TEST_SERVICES``. ``pg_url`` then gives the database URL.
+inherit its state file through ``SCALEOUT_TEST_SERVICES``. ``pg_url`` then gives the database URL.
 Without the services a test is skipped, except under CI=true, where it FAILS (CI must run them).
 """
 
@@ -22,8 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "services.py"
-STATE_ENV = "PROVGRAPH_TEST_SERVICES"  # the state file (not a setting: clean_environ keeps it)
-ERROR_ENV = "PROVGRAPH_TEST_SERVICES_ERROR"
+STATE_ENV = "SCALEOUT_TEST_SERVICES"  # the state file (no PROVGRAPH_ prefix: clean_environ removes those)
+ERROR_ENV = "SCALEOUT_TEST_SERVICES_ERROR"
 NEEDING = ("tests/contract", "tests/scaleout")
 SERVICES = "postgres"
 

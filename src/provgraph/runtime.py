@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.retrieval.read_cache import ReadCache
     from provgraph.store.base import QuadStore
     from provgraph.store.oxigraph import OxigraphStore
-    from provgraph.vectors.usearch_index import UsearchIndex
+    from provgraph.vectors.base import VectorIndex
 
 __all__ = ["Runtime", "Removal", "EXTRACTORS", "LLM_EXTRACTORS", "drop_collection"]
 
@@ -180,7 +180,17 @@ class Runtime:
         """The embedder (default: the shipped model2vec model)."""
         return self._embedder_override or build_embedder(self.settings)
 
-    def _index(self, name: str) -> UsearchIndex:
+    def _index(self, name: str) -> VectorIndex:
+        url = _postgres_url(self.settings)
+        if url is not None:  # beside the quads, in the collection's schema
+            from provgraph.store.postgres import PostgresStore
+            from provgraph.vectors.pgvector_index import PgVectorIndex
+
+            store = self.store
+            assert isinstance(store, PostgresStore)
+            pg_index = PgVectorIndex(url, store.schema, name, model=self.embedder.name, dimension=self.embedder.dimension)
+            self._opened.append(pg_index)
+            return pg_index
         from provgraph.vectors.usearch_index import open_index
 
         existed = verify_part(self.ref, f"vectors/{name}")
@@ -251,7 +261,11 @@ class Runtime:
         return CheckReport(str(self.ref), found, done, problems, counts, repair)
 
     @staticmethod
-    def _check_graph(name: str, index: UsearchIndex, problems: list[Problem], repair: bool) -> list[str]:
+    def _check_graph(name: str, index: VectorIndex, problems: list[Problem], repair: bool) -> list[str]:
+        from provgraph.vectors.usearch_index import UsearchIndex
+
+        if not isinstance(index, UsearchIndex):  # PostgreSQL keeps its HNSW graph with the records
+            return []
         why = index.graph_problem()
         if not why:
             return []
@@ -265,12 +279,12 @@ class Runtime:
                 else f"rebuilt the missing HNSW graph of {name} from the index's records"]
 
     @cached_property
-    def entity_index(self) -> UsearchIndex:
+    def entity_index(self) -> VectorIndex:
         """Entity vectors (payload: entity, label, definition, chunks)."""
         return self._index("entities")
 
     @cached_property
-    def chunk_index(self) -> UsearchIndex:
+    def chunk_index(self) -> VectorIndex:
         """Chunk vectors (payload: chunk, document)."""
         return self._index("chunks")
 

@@ -1,5 +1,5 @@
 """provgraph on a PostgreSQL store (PROVGRAPH_STORE_URL): the runtime picks it, the commands that read
-through the named operations work, the same corpus gives the same quads as on the embedded store."""
+through the named operations work, the same corpus gives the same quads and vector records as on the embedded store."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from provgraph.errors import ConfigError
 from provgraph.runtime import Runtime
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.store.postgres import PostgresStore, list_pg_collections
+from provgraph.vectors.pgvector_index import PgVectorIndex
 from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
 
@@ -45,6 +46,12 @@ def test_the_corpus_on_postgresql_has_the_embedded_quads(pg_url: str, tmp_path: 
     loaded = run("load", str(CORPUS), "-C", name)
     assert loaded.code == 0, loaded.err
     assert _timeless(run("export", "-C", name).out.encode()) == _timeless(embedded)
+    with Runtime(load_settings(collection="embedded", store_url="", llm="none")) as emb, \
+            Runtime(load_settings(collection=name, store_url=pg_url, llm="none")) as rt:
+        assert isinstance(rt.chunk_index, PgVectorIndex) and isinstance(rt.entity_index, PgVectorIndex)
+        for mine, theirs in ((rt.chunk_index, emb.chunk_index), (rt.entity_index, emb.entity_index)):
+            assert mine.ids() == sorted(theirs.ids()) and mine.get(mine.ids()) == theirs.get(mine.ids())
+        assert not any(rt.ref.vectors_dir.rglob("records.sqlite"))  # the vectors are in PostgreSQL only
     assert re.search(r"5 document\(s\), \d+ quads: consistent", run("check", "-C", name).out)
     tree = run("provenance", "urn:doc:radium_institute.txt", "-C", name)
     assert tree.code == 0 and "Claudius Regaud" in tree.out

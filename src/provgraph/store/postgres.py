@@ -27,7 +27,7 @@ from provgraph.store.base import ANY, GraphSel, RdfFormat, SelectResult
 from provgraph.store.pg_terms import DEFAULT_GRAPH, TRIPLE, TermRow, decode_row, term_id, term_rows
 from provgraph.store.queries_postgres import SqlQueries
 
-__all__ = ["PostgresStore", "schema_of", "drop_pg_collection", "list_pg_collections"]
+__all__ = ["PostgresStore", "schema_of", "drop_pg_collection", "list_pg_collections", "pg_connect", "pg_errors"]
 
 _PLACEMENT = """CREATE TABLE IF NOT EXISTS provgraph_collections (
   usr text NOT NULL, collection text NOT NULL, schema_name text NOT NULL UNIQUE,
@@ -79,18 +79,19 @@ def _first_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def pg_errors(name: str, doing: str) -> Iterator[None]:
-    """psycopg's errors as the store's: a connection failure is StoreUnavailable, the rest StoreError."""
+def pg_errors(name: str, doing: str, failure: type[Exception] = StoreError) -> Iterator[None]:
+    """psycopg's errors as provgraph's: a connection failure is StoreUnavailable, the rest ``failure``."""
     psycopg = _psycopg()
     try:
         yield
     except psycopg.OperationalError as exc:
         raise StoreUnavailable(f"collection {name}: {doing}: PostgreSQL is unreachable: {_first_line(exc)}") from exc
     except psycopg.Error as exc:
-        raise StoreError(f"collection {name}: {doing} failed: {_first_line(exc)}") from exc
+        raise failure(f"collection {name}: {doing} failed: {_first_line(exc)}") from exc
 
 
-def _connect(url: str, name: str) -> Any:
+def pg_connect(url: str, name: str) -> Any:
+    """A new autocommit connection (StoreUnavailable when the server cannot be reached)."""
     # The named operations' joins are written in the order to run them (from the bound terms outwards): without
     # reordering, planning a 12-way join takes 0.1 ms instead of 20 (its execution: 0.7 ms)
     with pg_errors(name, "connect"):
@@ -99,7 +100,7 @@ def _connect(url: str, name: str) -> Any:
 
 def list_pg_collections(url: str, user: str | None = None) -> list[tuple[str, str]]:
     """(user, collection) of every collection placed on the database, sorted."""
-    conn = _connect(url, "list")
+    conn = pg_connect(url, "list")
     try:
         with pg_errors("list", "list collections"):
             conn.execute(_PLACEMENT)
@@ -113,7 +114,7 @@ def list_pg_collections(url: str, user: str | None = None) -> list[tuple[str, st
 def drop_pg_collection(url: str, user: str, collection: str) -> None:
     """Drop a collection's schema and placement; NotFound when it is not placed there."""
     name, schema = f"{user}/{collection}", schema_of(user, collection)
-    conn = _connect(url, name)
+    conn = pg_connect(url, name)
     try:
         with pg_errors(name, "drop"), conn.transaction():
             conn.execute(_PLACEMENT)
@@ -167,7 +168,7 @@ class PostgresStore(SqlQueries):
         """This thread's connection (a store is used from the request and background threads)."""
         conn = getattr(self._local, "conn", None)
         if conn is None or conn.closed:
-            conn = _connect(self.url, self.name)
+            conn = pg_connect(self.url, self.name)
             self._local.conn = conn
             with self._lock:
                 self._all.append(conn)
