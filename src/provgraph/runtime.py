@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.integrity.check import CheckReport, Problem
     from provgraph.ingest.pipeline import DocumentLoader
     from provgraph.librarian.lexical import Fts5Index
-    from provgraph.librarian.sqlite import SqliteLibrarian
+    from provgraph.librarian.base import Librarian
     from provgraph.models.base import ChatModel, Embedder
     from provgraph.rdf.terms import Iri
     from provgraph.retrieval.document_rag import DocumentRag
@@ -120,6 +120,14 @@ class Runtime:
         self._opened.append(store)
         return store
 
+    def _pg_schema(self) -> str:
+        """The PostgreSQL schema of this collection (its quad store opened, and so created, first)."""
+        from provgraph.store.postgres import PostgresStore
+
+        store = self.store
+        assert isinstance(store, PostgresStore)
+        return store.schema
+
     @property
     def sparql_store(self) -> OxigraphStore:
         """The store as a SPARQL engine, for what still reads by SPARQL (retrieval/, the agent, ``sparql``):
@@ -134,12 +142,19 @@ class Runtime:
         return store
 
     @cached_property
-    def librarian(self) -> SqliteLibrarian:
-        """The collection's document/page/chunk/answer texts."""
+    def librarian(self) -> Librarian:
+        """The collection's document/page/chunk/answer texts (in PostgreSQL when the quads are)."""
         from provgraph.librarian.sqlite import SqliteLibrarian
 
         if not self.ref.exists():
             open_store(self.ref, create=self._create)  # raises NotFound when it must exist
+        url = _postgres_url(self.settings)
+        if url is not None:  # beside the quads, in the collection's schema
+            from provgraph.librarian.postgres import PgLibrarian
+
+            pg = PgLibrarian(url, self._pg_schema(), name=str(self.ref))
+            self._opened.append(pg)
+            return pg
         existed = verify_part(self.ref, "librarian")  # one that vanished is an error, never recreated over
         lib = SqliteLibrarian(self.ref.librarian_dir)
         self._opened.append(lib)
@@ -152,7 +167,8 @@ class Runtime:
         """The lexical (BM25, SQLite FTS5) index of chunk texts and entity labels, beside the librarian."""
         from provgraph.librarian.lexical import Fts5Index
 
-        index = Fts5Index(self.librarian.path)
+        self.librarian  # noqa: B018 - opened (or found missing) first
+        index = Fts5Index(self.ref.librarian_dir)  # derived, so local also when the librarian is in PostgreSQL
         self._opened.append(index)
         return index
 
@@ -183,12 +199,10 @@ class Runtime:
     def _index(self, name: str) -> VectorIndex:
         url = _postgres_url(self.settings)
         if url is not None:  # beside the quads, in the collection's schema
-            from provgraph.store.postgres import PostgresStore
             from provgraph.vectors.pgvector_index import PgVectorIndex
 
-            store = self.store
-            assert isinstance(store, PostgresStore)
-            pg_index = PgVectorIndex(url, store.schema, name, model=self.embedder.name, dimension=self.embedder.dimension)
+            pg_index = PgVectorIndex(url, self._pg_schema(), name, model=self.embedder.name,
+                                     dimension=self.embedder.dimension)
             self._opened.append(pg_index)
             return pg_index
         from provgraph.vectors.usearch_index import open_index

@@ -1,5 +1,5 @@
 """provgraph on a PostgreSQL store (PROVGRAPH_STORE_URL): the runtime picks it, the commands that read
-through the named operations work, the same corpus gives the same quads and vector records as on the embedded store."""
+through the named operations work, the same corpus gives the same quads, records and vectors as on the embedded store."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from provgraph.config import load_settings
 from provgraph.errors import ConfigError
+from provgraph.librarian.postgres import PgLibrarian
 from provgraph.runtime import Runtime
 from provgraph.store.oxigraph import OxigraphStore
 from provgraph.store.postgres import PostgresStore, list_pg_collections
@@ -52,6 +53,10 @@ def test_the_corpus_on_postgresql_has_the_embedded_quads(pg_url: str, tmp_path: 
         for mine, theirs in ((rt.chunk_index, emb.chunk_index), (rt.entity_index, emb.entity_index)):
             assert mine.ids() == sorted(theirs.ids()) and mine.get(mine.ids()) == theirs.get(mine.ids())
         assert not any(rt.ref.vectors_dir.rglob("records.sqlite"))  # the vectors are in PostgreSQL only
+        assert isinstance(rt.librarian, PgLibrarian) and not (rt.ref.librarian_dir / "librarian.sqlite3").exists()
+        assert rt.librarian.complete_documents() == emb.librarian.complete_documents()
+        assert [(r.id, r.content_hash) for r in rt.librarian.list()] == \
+            [(r.id, r.content_hash) for r in emb.librarian.list()]
     assert re.search(r"5 document\(s\), \d+ quads: consistent", run("check", "-C", name).out)
     tree = run("provenance", "urn:doc:radium_institute.txt", "-C", name)
     assert tree.code == 0 and "Claudius Regaud" in tree.out

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from provgraph.librarian.sqlite import SqliteLibrarian
+from provgraph.librarian.base import Librarian
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDF, RDFS, SKOS, TG
 from provgraph.store.base import QuadStore
@@ -98,7 +98,7 @@ def entity_records(store: QuadStore, supported: dict[Iri, list[str]]) -> list[Ve
     return out
 
 
-def chunk_records(librarian: SqliteLibrarian, documents: Iterable[str], *, texts: bool = True) -> list[VectorRecord]:
+def chunk_records(librarian: Librarian, documents: Iterable[str], *, texts: bool = True) -> list[VectorRecord]:
     """The chunk index's records of ``documents``: every chunk under each, with its text (or ``""``)."""
     out: list[VectorRecord] = []
     for doc in documents:

@@ -22,7 +22,7 @@ from provgraph.ingest.decoders import decode_bytes, mime_type_for, read_file
 from provgraph.ingest.removal import document_entities, forget_vectors
 from provgraph.ingest.types import DecodedDocument
 from provgraph.librarian.base import NewRecord
-from provgraph.librarian.sqlite import SqliteLibrarian
+from provgraph.librarian.base import Librarian
 from provgraph.provenance.common import activity_quads, agent_quads
 from provgraph.provenance.source import chunk_quads, document_quads, page_quads, section_quads
 from provgraph.rdf.ids import activity_iri, chunk_iri, document_iri, page_iri, section_iri
@@ -71,7 +71,7 @@ class DocumentLoader:
     def __init__(
         self,
         store: QuadStore,
-        librarian: SqliteLibrarian,
+        librarian: Librarian,
         *,
         chunk_size: int = 2000,
         chunk_overlap: int = 100,

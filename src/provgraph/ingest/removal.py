@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from provgraph.extract.derived import still_supported, subgraph_entities
-from provgraph.librarian.sqlite import SqliteLibrarian
+from provgraph.librarian.base import Librarian
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
 from provgraph.store.base import QuadStore
@@ -36,7 +36,7 @@ def forget_vectors(store: QuadStore, doc: Iri, entities: Iterable[Iri], *,
         entity_index.delete([e.value for e in named - still_supported(store, named)])
 
 
-def remove_document(store: QuadStore, librarian: SqliteLibrarian, doc: Iri, *,
+def remove_document(store: QuadStore, librarian: Librarian, doc: Iri, *,
                     chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None,
                     also_add: Sequence[Quad] = ()) -> int:
     """Remove ``doc`` everywhere; returns how many quads went. ``also_add`` (e.g. the retraction

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from provgraph.extract.derived import VectorRecord, chunk_records, entity_records, supported_entities
-from provgraph.librarian.sqlite import SqliteLibrarian
+from provgraph.librarian.base import Librarian
 from provgraph.models.base import Embedder
 from provgraph.rdf.terms import Iri
 from provgraph.rdf.vocab import GRAPH_SOURCE, PROV, RDF, TG
@@ -76,7 +76,7 @@ class Parts:
     """The open parts of one collection."""
 
     store: QuadStore
-    librarian: SqliteLibrarian
+    librarian: Librarian
     chunk_index: VectorIndex
     entity_index: VectorIndex
     embedder: Embedder

@@ -13,6 +13,7 @@ import builtins
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Literal, Protocol, get_args
 
 from provgraph.errors import InputError
@@ -136,8 +137,11 @@ class Librarian(Protocol):
     ``content_generation`` too, except for writes that only add answer records.
     """
 
-    generation: int
-    content_generation: int
+    @property
+    def generation(self) -> int: ...
+
+    @property
+    def content_generation(self) -> int: ...
 
     def add(self, records: Sequence[NewRecord]) -> None:
         """Add or replace ``records``, all or nothing; idempotent for identical records.
@@ -200,6 +204,10 @@ class Librarian(Protocol):
 
     def complete_documents(self) -> set[str]:
         """Every document with a completion record for its current content."""
+        ...
+
+    def damaged_blobs(self) -> builtins.list[tuple[str, str, Path, str]]:
+        """Records whose bytes or text are missing or damaged: (id, kind, where, what is wrong)."""
         ...
 
     def close(self) -> None:

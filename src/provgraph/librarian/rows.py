@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from provgraph.librarian import completions
-from provgraph.librarian.base import NewRecord, Record
+from provgraph.errors import InputError
+from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record
 from provgraph.librarian.blobs import BLOB_TABLE, sha256_hex
 
-__all__ = ["SCHEMA_VERSION", "SCHEMA", "COLUMNS", "UPSERT", "iso", "to_record", "Prepared"]
+__all__ = ["SCHEMA_VERSION", "SCHEMA", "COLUMNS", "UPSERT", "iso", "to_record", "Prepared", "check_batch"]
 
 SCHEMA_VERSION = 2
 SCHEMA = completions.SCHEMA + """
@@ -83,3 +85,39 @@ class Prepared:
         tags = json.dumps(list(r.tags), ensure_ascii=False)
         return (r.id, r.kind, r.parent_id, r.title, r.mime_type, meta, tags, len(r.data), self.content_hash,
                 self.text_hash, created, r.number, r.offset, r.length)  # fmt: skip
+
+
+def check_batch(batch: Sequence[Prepared], stored: Callable[[str], tuple[str, str] | None]) -> None:
+    """No id twice, parents exist with the right kind, and each part's text is its parent's slice.
+
+    ``stored(id)`` gives a stored record's kind and text (None when absent), for parents not in the batch.
+    """
+    by_id: dict[str, Prepared] = {}
+    for prep in batch:
+        if prep.rec.id in by_id:
+            raise InputError(f"record {prep.rec.id} appears twice in one add()")
+        by_id[prep.rec.id] = prep
+    parent_texts: dict[str, tuple[str, str] | None] = {}
+    for prep in batch:
+        rec = prep.rec
+        if rec.parent_id is None:
+            continue
+        parent = by_id.get(rec.parent_id)
+        kind: str
+        if parent is not None:
+            kind, text = parent.rec.kind, parent.text
+        else:
+            if rec.parent_id not in parent_texts:
+                parent_texts[rec.parent_id] = stored(rec.parent_id)
+            found = parent_texts[rec.parent_id]
+            if found is None:
+                raise InputError(f"record {rec.id}: parent {rec.parent_id} does not exist")
+            kind, text = found
+        if kind not in PARENT_KINDS[rec.kind]:
+            raise InputError(f"record {rec.id}: a {rec.kind} cannot be under a {kind} ({rec.parent_id})")
+        assert rec.offset is not None and rec.length is not None
+        if text[rec.offset : rec.offset + rec.length] != prep.text:
+            raise InputError(
+                f"record {rec.id}: its text is not the text of {rec.parent_id} at offset {rec.offset},"
+                f" length {rec.length}"
+            )

@@ -25,7 +25,7 @@ from provgraph.errors import InputError, NotFound, StoreError, StoreUnavailable
 from provgraph.librarian import completions
 from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
 from provgraph.librarian.blobs import INLINE_LIMIT, BlobStore
-from provgraph.librarian.rows import COLUMNS, SCHEMA, SCHEMA_VERSION, UPSERT, Prepared, iso, to_record
+from provgraph.librarian.rows import COLUMNS, SCHEMA, SCHEMA_VERSION, UPSERT, Prepared, check_batch, iso, to_record
 
 __all__ = ["SqliteLibrarian", "DB_NAME"]
 
@@ -149,38 +149,13 @@ class SqliteLibrarian:
         return row
 
     # -- writing --------------------------------------------------------------------------------
-    def _check_batch(self, batch: Sequence[Prepared]) -> None:
-        """Parents exist with the right kind, and each part's text is its parent's slice."""
-        by_id: dict[str, Prepared] = {}
-        for prep in batch:
-            if prep.rec.id in by_id:
-                raise InputError(f"record {prep.rec.id} appears twice in one add()")
-            by_id[prep.rec.id] = prep
-        parent_texts: dict[str, str] = {}
-        for prep in batch:
-            rec = prep.rec
-            if rec.parent_id is None:
-                continue
-            parent = by_id.get(rec.parent_id)
-            if parent is not None:
-                kind, text = parent.rec.kind, parent.text
-            else:
-                try:
-                    stored = self._row(rec.parent_id)
-                except NotFound:
-                    raise InputError(f"record {rec.id}: parent {rec.parent_id} does not exist") from None
-                kind = stored["kind"]
-                if rec.parent_id not in parent_texts:
-                    parent_texts[rec.parent_id] = self._blobs.get(stored["text_hash"]).decode("utf-8")
-                text = parent_texts[rec.parent_id]
-            if kind not in PARENT_KINDS[rec.kind]:
-                raise InputError(f"record {rec.id}: a {rec.kind} cannot be under a {kind} ({rec.parent_id})")
-            assert rec.offset is not None and rec.length is not None
-            if text[rec.offset : rec.offset + rec.length] != prep.text:
-                raise InputError(
-                    f"record {rec.id}: its text is not the text of {rec.parent_id} at offset {rec.offset},"
-                    f" length {rec.length}"
-                )
+    def _stored(self, id: str) -> tuple[str, str] | None:
+        """A stored record's kind and text (None when absent)."""
+        try:
+            row = self._row(id)
+        except NotFound:
+            return None
+        return row["kind"], self._blobs.get(row["text_hash"]).decode("utf-8")
 
     def add(self, records: Sequence[NewRecord]) -> None:
         """Add or replace ``records`` in one transaction: all or nothing, idempotent.
@@ -190,7 +165,7 @@ class SqliteLibrarian:
         batch = [Prepared(r) for r in records]
         if not batch:
             return
-        self._check_batch(batch)
+        check_batch(batch, self._stored)
         ids = {p.rec.id for p in batch}
         written: list[str] = []
         garbage: set[str] = set()
