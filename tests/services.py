@@ -1,8 +1,8 @@
 """The scale-out services for tests: started once per run by the controlling pytest process.
 
-``scripts/services.py`` starts PostgreSQL (+ pgvector) in a scratch folder before the tests when the
+``scripts/services.py`` starts PostgreSQL (+ pgvector) and NATS JetStream in a scratch folder before the tests when the
 run includes tests that need it (tests/contract, tests/scaleout, or the whole suite); xdist workers
-inherit its state file through ``SCALEOUT_TEST_SERVICES``. ``pg_url`` then gives the database URL.
+inherit its state file through ``SCALEOUT_TEST_SERVICES``. ``pg_url`` and ``nats_url`` then give their URLs.
 Without the services a test is skipped, except under CI=true, where it FAILS (CI must run them).
 """
 
@@ -25,7 +25,7 @@ SCRIPT = ROOT / "scripts" / "services.py"
 STATE_ENV = "SCALEOUT_TEST_SERVICES"  # the state file (no PROVGRAPH_ prefix: clean_environ removes those)
 ERROR_ENV = "SCALEOUT_TEST_SERVICES_ERROR"
 NEEDING = ("tests/contract", "tests/scaleout")
-SERVICES = "postgres"
+SERVICES = "postgres,nats"
 
 
 def _wanted(config: pytest.Config) -> bool:
@@ -83,4 +83,13 @@ def pg_url() -> Iterator[str]:
     info = service_state().get("postgres")
     if info is None:
         _unavailable("PostgreSQL")
+    yield str(info["url"])  # type: ignore[index]
+
+
+@pytest.fixture(scope="session")
+def nats_url() -> Iterator[str]:
+    """The URL of the test NATS JetStream server (skipped without it; a failure under CI=true)."""
+    info = service_state().get("nats")
+    if info is None:
+        _unavailable("NATS")
     yield str(info["url"])  # type: ignore[index]

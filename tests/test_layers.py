@@ -12,7 +12,7 @@ LEAVES = {"errors", "config", "layout", "events", "gc_pacing", "__init__"}
 RANK = {
     "rdf": 0,
     "provenance": 1,
-    "store": 2, "vectors": 2, "librarian": 2, "models": 2,
+    "store": 2, "vectors": 2, "librarian": 2, "models": 2, "queue": 2,
     "ingest": 3, "extract": 3, "retrieval": 3, "agent": 3,
     "explain": 4, "integrity": 4,
     "runtime": 5,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from provgraph.config import Settings
-from provgraph.errors import ConfigError, InputError, NotFound
+from provgraph.errors import ConfigError, NotFound
 from provgraph.layout import CollectionRef, forget_part, note_part, verify_part
 from provgraph.store.collections import create_collection, open_store
 
@@ -31,14 +31,14 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
     from provgraph.retrieval.hybrid import HybridRetriever
     from provgraph.retrieval.read_cache import ReadCache
+    from provgraph.queue.nats_queue import NatsQueue
     from provgraph.store.base import QuadStore
+    from provgraph.store.pg_jobs import JobTable
     from provgraph.store.oxigraph import OxigraphStore
     from provgraph.vectors.base import VectorIndex
 
-__all__ = ["Runtime", "Removal", "EXTRACTORS", "LLM_EXTRACTORS", "drop_collection"]
+__all__ = ["Runtime", "Removal", "drop_collection", "job_queue", "job_table"]
 
-LLM_EXTRACTORS = ("definitions", "relationships", "ontology", "agent")
-EXTRACTORS = (*LLM_EXTRACTORS, "cooccurrence")
 
 
 def build_chat_model(settings: Settings) -> ChatModel | None:
@@ -63,6 +63,31 @@ def _postgres_url(settings: Settings) -> str | None:
     if not url.startswith(("postgresql://", "postgres://")):
         raise ConfigError(f"PROVGRAPH_STORE_URL must be a postgresql:// URL (or unset for the embedded store), got {url!r}")
     return url
+
+
+def job_queue(settings: Settings) -> NatsQueue | None:
+    """The extraction job queue of ``PROVGRAPH_QUEUE_URL`` (None: extraction runs in process)."""
+    url = (settings.queue_url or "").strip()
+    if not url:
+        return None
+    if not url.startswith("nats://"):
+        raise ConfigError(f"PROVGRAPH_QUEUE_URL must be a nats:// URL (or unset to extract in process), got {url!r}")
+    if _postgres_url(settings) is None:
+        raise ConfigError("PROVGRAPH_QUEUE_URL needs PROVGRAPH_STORE_URL: workers in other processes cannot open an "
+                          "embedded store")
+    from provgraph.queue.nats_queue import NatsQueue
+
+    return NatsQueue(url, ack_wait=settings.queue_ack_wait, max_deliver=settings.queue_max_deliver)
+
+
+def job_table(settings: Settings) -> JobTable:
+    """The jobs table beside the collections (PROVGRAPH_STORE_URL's database)."""
+    from provgraph.store.pg_jobs import JobTable
+
+    url = _postgres_url(settings)
+    if url is None:
+        raise ConfigError("load jobs need PROVGRAPH_STORE_URL (postgresql://…)")
+    return JobTable(url)
 
 
 def drop_collection(settings: Settings, ref: CollectionRef) -> None:
@@ -246,7 +271,7 @@ class Runtime:
     def check(self, *, repair: bool = False) -> CheckReport:
         """Verify every cross-store invariant (docs/integrity.md); ``repair`` fixes what can be derived."""
         from provgraph.errors import IndexError_
-        from provgraph.integrity.check import CheckReport, Parts, Problem, find_problems
+        from provgraph.integrity.check import CheckReport, Parts, Problem, check_graph, find_problems
         from provgraph.integrity.check import repair as fix
 
         self.store, self.librarian  # noqa: B018 - a store or librarian that cannot be opened is reported as it is
@@ -262,7 +287,7 @@ class Runtime:
                     done.append(f"moved the unreadable index {name} to {aside}; rebuilding it" if aside
                                 else f"recreating the missing index {name}")
                 continue
-            done += self._check_graph(name, index, problems, repair)
+            done += check_graph(name, index, problems, repair)
         found = problems
         if repair or not any(p.kind == "index-unreadable" for p in problems):
             parts = Parts(self.store, self.librarian, self.chunk_index, self.entity_index, self.embedder)
@@ -273,24 +298,6 @@ class Runtime:
                 problems = find_problems(parts)
         counts = {"documents": len(self.librarian.list(kind="document")), "quads": len(self.store)}
         return CheckReport(str(self.ref), found, done, problems, counts, repair)
-
-    @staticmethod
-    def _check_graph(name: str, index: VectorIndex, problems: list[Problem], repair: bool) -> list[str]:
-        from provgraph.vectors.usearch_index import UsearchIndex
-
-        if not isinstance(index, UsearchIndex):  # PostgreSQL keeps its HNSW graph with the records
-            return []
-        why = index.graph_problem()
-        if not why:
-            return []
-        from provgraph.integrity.check import Problem
-
-        problems.append(Problem("index-graph-damaged", str(index.graph_path), why, True))
-        if not repair:
-            return []
-        aside = index.rebuild_graph()
-        return [f"moved the HNSW graph of {name} to {aside}; rebuilt it from the index's records" if aside
-                else f"rebuilt the missing HNSW graph of {name} from the index's records"]
 
     @cached_property
     def entity_index(self) -> VectorIndex:
@@ -303,46 +310,11 @@ class Runtime:
         return self._index("chunks")
 
     def extractors(self, names: str | None = None, *, ontology: Path | None = None) -> list[Extractor]:
-        """The named extractors (comma-separated); without an LLM only ``cooccurrence`` can run.
+        """The named extractors (comma-separated; default: the settings'); see :func:`choose_extractors`."""
+        from provgraph.extract.choose import choose_extractors
 
-        With no LLM configured, the default list becomes ``cooccurrence`` (the no-LLM mode).
-        """
-        from provgraph.extract.cooccurrence import CooccurrenceExtractor
-        from provgraph.extract.llm_extractors import agent_extractor, definitions_extractor, relationships_extractor
-        from provgraph.extract.ontology import Ontology, OntologyExtractor
-
-        wanted = [n.strip() for n in (names or self.settings.extractors).split(",") if n.strip()]
-        unknown = [n for n in wanted if n not in EXTRACTORS]
-        if unknown:
-            raise InputError(f"unknown extractor(s) {', '.join(unknown)}; choose from {', '.join(EXTRACTORS)}")
-        if ontology is not None and "ontology" not in wanted:
-            wanted.append("ontology")
-        base = self.settings.entity_base
-        llm = self.llm
-        if llm is None:
-            if names is None and ontology is None:
-                return [CooccurrenceExtractor(entity_base=base)]
-            needing = [n for n in wanted if n in LLM_EXTRACTORS]
-            if needing:
-                raise ConfigError(
-                    f"extractor(s) {', '.join(needing)} need an LLM: set PROVGRAPH_LLM_BASE_URL and "
-                    "PROVGRAPH_LLM_MODEL (or use --extractors cooccurrence)"
-                )
-        out: list[Extractor] = []
-        for name in wanted:
-            if name == "cooccurrence":
-                out.append(CooccurrenceExtractor(entity_base=base))
-            elif name == "definitions":
-                out.append(definitions_extractor(llm, entity_base=base))  # type: ignore[arg-type]
-            elif name == "relationships":
-                out.append(relationships_extractor(llm, entity_base=base))  # type: ignore[arg-type]
-            elif name == "agent":
-                out.append(agent_extractor(llm, entity_base=base))  # type: ignore[arg-type]
-            elif name == "ontology":
-                if ontology is None:
-                    raise InputError("the ontology extractor needs --ontology FILE (a Turtle file)")
-                out.append(OntologyExtractor(llm, Ontology.load(ontology), entity_base=base))  # type: ignore[arg-type]
-        return out
+        return choose_extractors(names, default=self.settings.extractors, llm=self.llm,
+                                 entity_base=self.settings.entity_base, ontology=ontology)
 
     def loader(self, *, max_bytes: int | None = None) -> DocumentLoader:
         """A document loader with the settings' chunking and file-size limit."""

@@ -31,6 +31,8 @@ LAZY: dict[str, tuple[str, str]] = {
     "load": ("ingest_cmds", "Load documents: store, decode, chunk, extract, embed — every fact traced to its chunk."),
     "extract": ("ingest_cmds", "Re-run extraction on a loaded document (by default only chunks that failed or were "
                                "never extracted)."),
+    "worker": ("worker_cmds", "Extract the documents `load` enqueued on PROVGRAPH_QUEUE_URL (any collection of the "
+                              "database)."),
     "provenance": ("documents_cmds", "Print the document → page → chunk → extracted edges tree."),
     "graph-rag": ("rag_cmds", "Answer a question from the knowledge graph; -x explains each step on stderr as it "
                               "happens."),

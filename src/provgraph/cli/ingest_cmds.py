@@ -17,7 +17,8 @@ from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.paths import expand_paths
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.rdf.ids import document_iri
-from provgraph.runtime import Runtime
+from provgraph.runtime import Runtime, job_queue
+from provgraph.cli.jobs import enqueue, job_states, wait_for
 
 __all__ = ["register"]
 
@@ -59,6 +60,28 @@ def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_fil
     stdout.print(table)
 
 
+def _jobs_summary(rt: Runtime, rows: list[dict[str, object]], results: list[LoadResult], failed: list[str],
+                  fmt: str, *, waited: bool) -> None:
+    """The documents, their jobs and their states; exit 1 when a file or a job failed."""
+    states = job_states(rt, [str(row["job"]) for row in rows]) if waited else {}
+    for row in rows:
+        row["state"], row["error"] = states.get(str(row["job"]), ("queued", None))
+    for line in failed:
+        echo(f"error: {line}", err=True)
+    for row in rows:
+        if row["state"] == "failed":
+            echo(f"error: {row['document']} (job {row['job']}): {row['error']}", err=True)
+    if fmt == "json":
+        echo(json_text({"documents": rows, "unchanged": [r.document.value for r in results if not r.chunks]}))
+    elif rows:
+        table = Table("Document", "Chunks", "Job", "State", title="Loaded" if waited else "Queued")
+        for row in rows:
+            table.add_row(cell(str(row["document"])), str(row["chunks"]), str(row["job"]), str(row["state"]))
+        stdout.print(table)
+    if failed or any(row["state"] == "failed" for row in rows):
+        raise typer.Exit(1)
+
+
 def load(
     ctx: typer.Context,
     paths: list[str] = typer.Argument(..., help="Files, globs or folders (searched recursively)."),
@@ -73,6 +96,7 @@ def load(
     concurrency: int = typer.Option(None, "--concurrency", help="Concurrent LLM calls (default 4)."),
     llm: str = LLM_OPTION,
     fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+    no_wait: bool = typer.Option(False, "--no-wait", help="With PROVGRAPH_QUEUE_URL: enqueue and print the job ids."),
 ) -> None:
     """Load documents: store, decode, chunk, extract, embed — every fact traced to its chunk.
 
@@ -106,8 +130,16 @@ def load(
             progress.advance(task)
         chunks = [c for r in results for c in r.chunks]
         rt.commit_documents([r.document for r in results if not r.chunks])
+        queued = job_queue(settings) if chunks else None
+        if queued is not None:  # workers extract: wait on the jobs table (or not), as the in-process path would
+            rows = enqueue(rt, queued, [r for r in results if r.chunks], extractors)
+            if not no_wait:
+                wait_for(rt, [str(row["job"]) for row in rows], progress)
         outcomes = _extract(rt, chunks, extractors=chosen, concurrency=concurrency,
-                            only_missing=True, progress=progress) if chunks else []
+                            only_missing=True, progress=progress) if chunks and queued is None else []
+    if queued is not None:
+        _jobs_summary(rt, rows, results, failed, fmt, waited=not no_wait)
+        return
     for line in failed:
         echo(f"error: {line}", err=True)
     for o in outcomes:

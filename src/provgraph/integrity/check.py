@@ -29,7 +29,7 @@ from provgraph.store.base import QuadStore
 from provgraph.store.support import subgraph_removal
 from provgraph.vectors.base import VectorIndex
 
-__all__ = ["Problem", "Parts", "CheckReport", "find_problems", "repair"]
+__all__ = ["Problem", "Parts", "CheckReport", "find_problems", "repair", "check_graph"]
 
 _BATCH = 256
 
@@ -227,3 +227,20 @@ def repair(parts: Parts, problems: Iterable[Problem]) -> list[str]:
     for index in (parts.chunk_index, parts.entity_index):
         index.flush()
     return done
+
+
+def check_graph(name: str, index: VectorIndex, problems: list[Problem], repair: bool) -> list[str]:
+    """Report (and with ``repair`` rebuild) a damaged HNSW graph file of an embedded index; what was done."""
+    from provgraph.vectors.usearch_index import UsearchIndex
+
+    if not isinstance(index, UsearchIndex):  # PostgreSQL keeps its HNSW graph with the records
+        return []
+    why = index.graph_problem()
+    if not why:
+        return []
+    problems.append(Problem("index-graph-damaged", str(index.graph_path), why, True))
+    if not repair:
+        return []
+    aside = index.rebuild_graph()
+    return [f"moved the HNSW graph of {name} to {aside}; rebuilt it from the index's records" if aside
+            else f"rebuilt the missing HNSW graph of {name} from the index's records"]
