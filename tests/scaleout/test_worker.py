@@ -6,6 +6,7 @@ delivered again after ack_wait, and the collection ends consistent with every jo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -20,7 +21,7 @@ import pytest
 from provgraph.store.pg_jobs import JobTable
 from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
-from tests.fakes.openai_server import FakeOpenAIServer, chat
+from tests.fakes.openai_server import FakeOpenAIServer, chat, error
 
 WORKER = [sys.executable, "-c", "from provgraph.cli.app import main; main()", "worker"]
 RELS = json.dumps({"relationships": [{"subject": "Marie Curie", "predicate": "founded", "object": "Radium Institute",
@@ -90,3 +91,38 @@ def test_a_worker_killed_mid_job_loses_nothing(queued: str, pg_url: str, monkeyp
     state, error, attempts = _states(pg_url, [job])[job]
     assert (state, error) == ("done", None) and attempts == 2  # delivered again after ack_wait, done once
     assert re.search(r"1 document\(s\), \d+ quads: consistent", run("check", "-C", queued).out)
+
+
+def test_a_job_that_keeps_failing_is_dead_lettered_and_load_says_so(queued: str, pg_url: str, nats_url: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROVGRAPH_QUEUE_MAX_DELIVER", "2")
+    with FakeOpenAIServer(default=error(500, "the model is down")) as llm:
+        monkeypatch.setenv("PROVGRAPH_LLM_BASE_URL", llm.base_url)
+        monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "fake-model")
+        monkeypatch.setenv("PROVGRAPH_LLM_MAX_RETRIES", "0")
+        worker = subprocess.Popen([*WORKER, "--idle-exit", "4"], env=dict(os.environ), stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+        loaded = run("load", str(CORPUS / "radium_institute.txt"), "-C", queued, "--extractors", "relationships")
+        _, err = worker.communicate(timeout=120)
+    assert loaded.code == 1
+    assert re.search(r"error: urn:doc:radium_institute.txt \(job [0-9a-f]{32}\): 2 chunk extraction\(s\) failed", loaded.err)
+    assert "attempt 1" in err and "attempt 2" in err
+    dead = asyncio.run(_dead_letters(nats_url))
+    assert any(json.loads(m)["collection"] == queued for m in dead)
+
+
+async def _dead_letters(url: str) -> list[str]:
+    import nats
+
+    nc = await nats.connect(url)
+    try:
+        sub = await nc.jetstream().subscribe("provgraph.dead.*", ordered_consumer=True)
+        out = []
+        while True:
+            try:
+                msg = await sub.next_msg(timeout=1)
+            except Exception:  # noqa: BLE001 - no more messages
+                return out
+            out.append(msg.data.decode())
+    finally:
+        await nc.close()
