@@ -51,18 +51,19 @@ def _states(pg_url: str, jobs: list[str]) -> dict[str, tuple[str, str | None, in
 
 
 def test_workers_extract_what_load_enqueued(queued: str, pg_url: str) -> None:
-    enqueued = run("load", str(CORPUS), "-C", queued, "--no-wait", "--format", "json")
+    docs = [str(CORPUS / name) for name in ("becquerel_rays.txt", "radium_institute.txt", "polonium_and_radium.md")]
+    enqueued = run("load", *docs, "-C", queued, "--no-wait", "--format", "json")
     assert enqueued.code == 0, enqueued.err
     jobs = _jobs(enqueued.out)
-    assert len(jobs) == 5 and {s for s, _, _ in _states(pg_url, jobs).values()} <= {"queued", "running", "done"}
-    workers = [subprocess.Popen([*WORKER, "--idle-exit", "3"], env=dict(os.environ), stdout=subprocess.PIPE,
+    assert len(jobs) == 3 and {s for s, _, _ in _states(pg_url, jobs).values()} <= {"queued", "running", "done"}
+    workers = [subprocess.Popen([*WORKER, "--idle-exit", "1.5"], env=dict(os.environ), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [w.communicate(timeout=120) for w in workers]
     assert [w.returncode for w in workers] == [0, 0], outs
-    assert sum(int(re.search(r"worker: (\d+) job", err).group(1)) for _, err in outs) == 5  # type: ignore[union-attr]
+    assert sum(int(re.search(r"worker: (\d+) job", err).group(1)) for _, err in outs) == 3  # type: ignore[union-attr]
     assert {s for s, _, _ in _states(pg_url, jobs).values()} == {"done"}
-    assert re.search(r"5 document\(s\), \d+ quads: consistent", run("check", "-C", queued).out)
-    again = run("load", str(CORPUS), "-C", queued, "--format", "json")  # the same load: the same jobs, done
+    assert re.search(r"3 document\(s\), \d+ quads: consistent", run("check", "-C", queued).out)
+    again = run("load", *docs, "-C", queued, "--format", "json")  # the same load: the same jobs, done
     assert again.code == 0 and _jobs(again.out) in ([], jobs) and "queued" not in again.out
 
 
@@ -85,8 +86,8 @@ def test_a_worker_killed_mid_job_loses_nothing(queued: str, pg_url: str, monkeyp
         os.kill(first.pid, signal.SIGKILL)
         first.wait()
         assert _states(pg_url, [job])[job][0] == "running"
-        second = subprocess.run([*WORKER, "--idle-exit", "6"], env=dict(os.environ), capture_output=True, text=True,
-                                timeout=120)
+        second = subprocess.run([*WORKER, "--max-jobs", "1"], env=dict(os.environ), capture_output=True, text=True,
+                                timeout=120)  # the job again, once its ack_wait has passed
         assert second.returncode == 0, second.stderr
     state, error, attempts = _states(pg_url, [job])[job]
     assert (state, error) == ("done", None) and attempts == 2  # delivered again after ack_wait, done once
@@ -100,7 +101,7 @@ def test_a_job_that_keeps_failing_is_dead_lettered_and_load_says_so(queued: str,
         monkeypatch.setenv("PROVGRAPH_LLM_BASE_URL", llm.base_url)
         monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "fake-model")
         monkeypatch.setenv("PROVGRAPH_LLM_MAX_RETRIES", "0")
-        worker = subprocess.Popen([*WORKER, "--idle-exit", "4"], env=dict(os.environ), stdout=subprocess.DEVNULL,
+        worker = subprocess.Popen([*WORKER, "--max-jobs", "2"], env=dict(os.environ), stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, text=True)
         loaded = run("load", str(CORPUS / "radium_institute.txt"), "-C", queued, "--extractors", "relationships")
         _, err = worker.communicate(timeout=120)
