@@ -104,10 +104,11 @@ class NatsQueue:
         from nats.errors import TimeoutError as NatsTimeout
         from nats.js.api import AckPolicy, ConsumerConfig
 
-        if self._sub is None:
-            config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, ack_wait=self.ack_wait, max_deliver=self.max_deliver,
-                                    filter_subject=f"{SUBJECT}.*")
-            self._sub = await self._js.pull_subscribe(f"{SUBJECT}.*", durable=CONSUMER, stream=STREAM, config=config)
+        if self._sub is None:  # created, or updated to this worker's ack_wait and max_deliver (the last started wins)
+            config = ConsumerConfig(durable_name=CONSUMER, ack_policy=AckPolicy.EXPLICIT, ack_wait=self.ack_wait,
+                                    max_deliver=self.max_deliver, filter_subject=f"{SUBJECT}.*")
+            await self._js.add_consumer(STREAM, config)
+            self._sub = await self._js.pull_subscribe_bind(CONSUMER, stream=STREAM)
         try:
             msgs = await self._sub.fetch(1, timeout=timeout)
         except NatsTimeout:
