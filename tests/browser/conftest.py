@@ -50,6 +50,14 @@ RETRACTED_NAME = "comet.txt"  # removed by the stale-trace test
 RETRACTED_TEXT = "Edmond Halley predicted the return of the comet.\nHalley's Comet returns every 76 years.\n"
 SCRIPTED_ANSWER = ["Marie Curie discovered ", "polonium and radium ", "[1]."]
 AGENT_ANSWER = "Marie Curie discovered polonium."
+# what the scripted extraction LLM finds in uploaded texts: (subject, predicate, object, the sentence stating it)
+KNOWN_FACTS = [
+    ("Zebulon Pike", "explored", "Colorado", "Zebulon Pike explored Colorado in 1806."),
+    ("Pikes Peak", "named after", "Zebulon Pike", "Pikes Peak was named after Zebulon Pike."),
+    ("Zebulon Pike", "met", "Osage chiefs", "On the way Zebulon Pike met the Osage chiefs."),
+    ("William Clark", "mapped", "Missouri River", "William Clark mapped the Missouri River in 1805."),
+]
+FLAKY_WORD = "Missouri"  # a chunk naming it fails extraction while ScriptedLlm.flaky is set
 
 
 @dataclass
@@ -58,6 +66,9 @@ class ScriptedLlm:
 
     server: FakeOpenAIServer
     gate: threading.Event | None = None
+    keyword: str = "polonium"  # edge selection picks the edges naming it
+    flaky: bool = False  # extraction of a chunk naming FLAKY_WORD answers garbage
+    answer: Any = None  # a function (synthesis prompt) -> answer pieces, else SCRIPTED_ANSWER
 
     def hold(self) -> threading.Event:
         """Hold the next answers back until the returned event is set."""
@@ -73,17 +84,26 @@ class ScriptedLlm:
         body = request.body if isinstance(request.body, dict) else {}
         if not request.path.endswith("/chat/completions"):
             return None
-        if body.get("stream"):
-            reply = chat_stream(SCRIPTED_ANSWER)
-            reply.gate = self.gate
-            return reply
         messages = body.get("messages", [])
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
+        if body.get("stream"):
+            reply = chat_stream(self.answer(prompt) if self.answer else SCRIPTED_ANSWER)
+            reply.gate = self.gate
+            return reply
         if "You are a research agent" in prompt:
             return chat(json.dumps(self._agent_step(messages)))
+        if prompt.startswith("You extract relationships"):
+            if self.flaky and FLAKY_WORD in prompt:
+                return chat("the model wandered off and wrote no JSON")
+            return chat(json.dumps({"relationships": [
+                {"subject": s, "predicate": p, "object": o, "object_is_literal": False, "quote": q}
+                for s, p, o, q in KNOWN_FACTS if q in prompt]}))
+        if prompt.startswith("You extract definitions"):
+            return chat(json.dumps({"definitions": []}))
         ids = re.findall(r"^([0-9a-f]{8}): (.*)$", prompt, flags=re.M)
         if ids:
-            wanted = [i for i, line in ids if "polonium" in line.lower()] or [i for i, _ in ids]
+            named = [i for i, line in ids if self.keyword in line.lower()]
+            wanted = named + [i for i, _ in ids if i not in named]  # those naming the keyword first
             lines = [json.dumps({"id": i, "reasoning": f"scripted: names polonium ({n + 1})"})
                      for n, i in enumerate(wanted[:3])]
             return chat("\n".join(lines))
@@ -219,8 +239,9 @@ def watch() -> Watch:
     return Watch()
 
 
-def _new_page(browser: Any, viewer: Viewer, watch: Watch, *, logged_in: bool) -> Any:
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
+def new_page(browser: Any, viewer: Viewer, watch: Watch, *, logged_in: bool, width: int = 1300) -> Any:
+    """A browser tab (holding the token when ``logged_in``) that records dialogs, page errors and CSP violations."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
     if logged_in:
         context.add_init_script(f"sessionStorage.setItem('provgraph.token', {json.dumps(viewer.token)})")
     page = context.new_page()
@@ -240,7 +261,7 @@ def _new_page(browser: Any, viewer: Viewer, watch: Watch, *, logged_in: bool) ->
 @pytest.fixture
 def page(browser: Any, viewer: Viewer, watch: Watch) -> Iterator[Any]:
     """A fresh browser tab holding the token; fails the test on any dialog, page error or CSP violation."""
-    tab = _new_page(browser, viewer, watch, logged_in=True)
+    tab = new_page(browser, viewer, watch, logged_in=True)
     yield tab
     tab.context.close()
     assert (watch.dialogs, watch.errors, watch.csp) == ([], [], [])
@@ -249,7 +270,7 @@ def page(browser: Any, viewer: Viewer, watch: Watch) -> Iterator[Any]:
 @pytest.fixture
 def anonymous_page(browser: Any, viewer: Viewer, watch: Watch) -> Iterator[Any]:
     """A fresh browser tab without a token."""
-    tab = _new_page(browser, viewer, watch, logged_in=False)
+    tab = new_page(browser, viewer, watch, logged_in=False)
     yield tab
     tab.context.close()
     assert (watch.dialogs, watch.errors, watch.csp) == ([], [], [])
@@ -263,4 +284,4 @@ def shoot(viewer: Viewer, page: Any, name: str) -> Path:
 
 
 __all__ = ["Viewer", "Watch", "shoot", "HOSTILE_NAME", "HOSTILE_TEXT", "RETRACTED_NAME", "SCRIPTED_ANSWER",
-           "AGENT_ANSWER"]
+           "AGENT_ANSWER", "KNOWN_FACTS", "FLAKY_WORD", "new_page"]

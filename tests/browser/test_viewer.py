@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -17,6 +18,7 @@ from tests.browser.conftest import (
     SCRIPTED_ANSWER,
     Viewer,
     Watch,
+    new_page,
     shoot,
 )
 
@@ -42,28 +44,138 @@ def stored_trace(viewer: Viewer, sid: str) -> dict[str, Any]:
     return trace
 
 
-def test_focus_step_appears_before_the_answer_completes(page: Any, viewer: Viewer) -> None:
+def test_the_answer_comes_first_with_the_steps_folded_below_and_streamed_live(page: Any, viewer: Viewer) -> None:
     gate = viewer.llm.hold()  # the scripted LLM keeps the answer until the test has looked
     page.goto(viewer.page_url("/"))
     page.fill("#question", "Who discovered polonium?")
     page.check("input[name=mode][value=graph-rag]")
     page.click("#ask")
-    focus = page.locator("#steps > li.step-focus")
-    expect(focus).to_be_visible()
+    summary = page.locator("#steps-summary")
+    expect(summary).to_have_text("Steps (3) · latest: focus")  # folded, yet each step arrives as it is written
+    assert page.locator("#steps-box").get_attribute("open") is None
     assert page.locator("#final").count() == 0
     assert page.locator("#steps").get_attribute("data-state") == "running"
     steps = page.locator("#steps > li").evaluate_all("items => items.map(li => li.dataset.step)")
     assert steps == ["question", "exploration", "focus"]
-    expect(focus.locator("td.reason").first).to_have_text("scripted: names polonium (1)")
+    summary.click()
+    focus = page.locator("#steps > li.step-focus")
+    expect(focus).to_be_visible()
+    # the scripted reasons differ only by a number: one kind, written once, named on each edge
+    expect(focus.locator("dl.reason-kinds dd")).to_have_text(["scripted: names polonium (…)"])
+    expect(focus.locator("td.reason").first).to_have_text("A")
     shoot(viewer, page, "ask-live")
 
     gate.set()
     expect(page.locator("#final .answer-text")).to_have_text("".join(SCRIPTED_ANSWER))
     expect(page.locator("#steps")).to_have_attribute("data-state", "done")  # the stream closes after the answer
+    order = page.evaluate("document.querySelector('#answer').compareDocumentPosition(document.querySelector('#steps-box'))")
+    assert order & 4, "the answer stands above the steps"  # DOCUMENT_POSITION_FOLLOWING
+    assert page.locator("#steps > li.step-synthesis").count() == 0
     page.click("#final a.cite")
     expect(page.locator("#source-panel mark.evidence")).to_have_count(1)
     expect(page.locator("#source-panel h2")).to_have_text("Source [1]")
     shoot(viewer, page, "ask")
+
+    page.fill("#question", "Where was the Radium Institute?")
+    gate = viewer.llm.hold()
+    page.click("#ask")  # a new question: nothing of the previous answer's sources stays in the panel
+    expect(page.locator("#source-panel")).to_have_text("SourceChoose an edge or a citation to see the text behind it.")
+    assert page.locator("#answer").text_content() == ""
+    gate.set()
+    expect(page.locator("#final .answer-text")).to_have_text("".join(SCRIPTED_ANSWER))
+
+
+def test_no_llm_reasons_are_written_once_per_kind_not_per_edge(page: Any, viewer: Viewer) -> None:
+    sid = viewer.ask("graph-rag", "Who discovered polonium?", llm="none")["session_id"]
+    edges = stored_trace(viewer, sid)["focus"]["edges"]
+    assert len(edges) > 3 and all("(no LLM configured)" in e["reasoning"] for e in edges)
+    page.goto(viewer.page_url(f"/traces/{sid}"))
+    focus = page.locator(".step-focus")
+    expect(focus.locator("tbody tr")).to_have_count(len(edges))
+    assert focus.text_content().count("(no LLM configured)") == 1
+    kinds = focus.locator("td.reason").all_text_contents()
+    assert set(kinds) <= set("ABCDEFGH") and len(kinds) == len(edges)
+
+
+def test_the_top_bar_fits_a_narrow_window(browser: Any, viewer: Viewer, watch: Watch) -> None:
+    narrow = new_page(browser, viewer, watch, logged_in=True, width=420)
+    try:
+        for path in ["/", "/traces", "/documents", "/explore"]:
+            narrow.goto(viewer.page_url(path))
+            expect(narrow.locator("#logout")).to_be_visible()
+            widths = narrow.evaluate("[document.documentElement.scrollWidth, document.getElementById('topbar').scrollWidth,"
+                                     " document.getElementById('topbar').clientWidth]")
+            assert widths[0] <= 420 and widths[1] <= widths[2], (path, widths)
+            box = narrow.locator("#logout").bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 420
+        shoot(viewer, narrow, "ask-narrow")
+    finally:
+        narrow.context.close()
+
+
+def test_error_pages_speak_to_a_browser_user_not_a_cli_user(page: Any, viewer: Viewer) -> None:
+    cases = {"/traces/no-such-trace": "Trace no-such-trace is not in this collection.",
+             "/documents/" + quote("urn:doc:missing.txt", safe=""): "Document urn:doc:missing.txt is not in this collection.",
+             "/explore/" + quote("urn:provgraph:entity:nobody", safe=""): "Entity urn:provgraph:entity:nobody is not in this collection."}
+    for path, message in cases.items():
+        page.goto(viewer.page_url(path))
+        expect(page.locator("main .notice.error")).to_have_text(message)
+        assert "provgraph " not in page.locator("main").text_content()
+    other = viewer.api.post("/collections", json={"name": "empty-one"})
+    assert other.status_code == 201
+    page.goto(viewer.url + "/traces?collection=nope")  # an unknown collection falls back to one that exists
+    expect(page.locator("main h1")).to_have_text(f"Traces · {viewer.collection}")
+    page.goto(viewer.url + "/login")
+    assert "provgraph " not in page.locator("main").text_content()
+
+
+def test_times_and_kind_names_read_the_same_on_every_page(page: Any, viewer: Viewer) -> None:
+    sid = viewer.ask("document-rag", "Where was the Radium Institute?", llm="none")["session_id"]
+    started = stored_trace(viewer, sid)["question"]["started"]
+    shown = started[:10] + " " + started[11:19] + " UTC"
+    page.goto(viewer.page_url("/traces"))
+    row = page.locator("table.traces tbody tr", has=page.locator(f"td.mono:text-is('{sid}')"))
+    expect(row.locator("td").nth(1)).to_have_text("Document RAG")
+    expect(row.locator("td").nth(2)).to_have_text(shown)
+    page.goto(viewer.page_url(f"/traces/{sid}"))
+    expect(page.locator("main > .with-panel p.muted").first).to_have_text(f"Document RAG · {shown} · {sid}")
+    expect(page.locator(".step-question .step-body p")).to_have_text(f"Document RAG · {shown}")
+    page.goto(viewer.page_url("/documents"))
+    loaded = page.locator("table.documents tbody tr td:nth-child(6)").all_text_contents()
+    assert loaded and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", t) for t in loaded)
+
+
+def test_graph_labels_are_readable_and_do_not_overlap_at_the_default_zoom(page: Any, viewer: Viewer) -> None:
+    sid = viewer.ask("graph-rag", "What did Marie Curie discover?", llm="none")["session_id"]
+    page.goto(viewer.page_url(f"/traces/{sid}"))
+    expect(page.locator("#graph canvas").first).to_be_attached()
+    page.wait_for_function("async () => (await import('/static/js/graph.js')).graphOf(document.getElementById('graph')) !== null")
+    got = page.evaluate(LABELS)
+    assert got["nodes"] > 10 and got["labelled"] >= 5
+    assert got["smallest_px"] >= 11.5, got
+    assert got["overlaps"] == [], got
+    shoot(viewer, page, "trace")
+
+
+LABELS = """async () => {
+  const g = await import('/static/js/graph.js');
+  const cy = g.graphOf(document.getElementById('graph'));
+  const boxes = [];
+  let smallest = Infinity;
+  cy.nodes().forEach((n) => {
+    const b = g.labelBox(n);
+    if (!b) return;
+    boxes.push([n.data('label'), b]);
+    smallest = Math.min(smallest, parseFloat(n.style('font-size')) * cy.zoom());
+  });
+  const overlaps = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, b] = [boxes[i][1], boxes[j][1]];
+    if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) overlaps.push([boxes[i][0], boxes[j][0]]);
+  }
+  const edgeLabels = cy.edges().filter((e) => e.style('label')).length;
+  return { nodes: cy.nodes().length, labelled: boxes.length, smallest_px: smallest, overlaps, edgeLabels };
+}"""
 
 
 def test_document_rag_lists_the_retrieved_chunks_each_opening_its_text(page: Any, viewer: Viewer) -> None:
@@ -72,6 +184,7 @@ def test_document_rag_lists_the_retrieved_chunks_each_opening_its_text(page: Any
     page.check("input[name=mode][value=document-rag]")
     page.click("#ask")
     expect(page.locator("#final .answer-text")).to_have_text("".join(SCRIPTED_ANSWER))
+    page.click("#steps-summary")
     chunks = page.locator("#steps > li.step-exploration ul.sources button")
     expect(chunks.first).to_be_visible()
     chunks.first.click()
@@ -87,6 +200,7 @@ def test_agent_iterations_show_their_sub_traces_live_and_stored(page: Any, viewe
     page.check("input[name=mode][value=agent]")
     page.click("#ask")
     expect(page.locator("#final .answer-text")).to_have_text(AGENT_ANSWER)
+    page.click("#steps-summary")
     iteration = page.locator("#steps > li.step-analysis").first
     expect(iteration).to_contain_text("Action: knowledge-query")
     nested = iteration.locator("ol.subtrace > li").evaluate_all("items => items.map(li => li.dataset.step)")
@@ -119,7 +233,6 @@ def test_clicking_an_edge_highlights_the_text_at_its_recorded_offsets(page: Any,
     link = page.locator("#source-panel dd a")
     expect(link).to_have_attribute("href", f"{doc_path(source['document'])}?collection={viewer.collection}")
     expect(page.locator("#graph canvas").first).to_be_attached()
-    shoot(viewer, page, "trace")
 
 
 def test_offsets_are_code_points_as_the_store_counts_them(page: Any, viewer: Viewer) -> None:
@@ -140,7 +253,7 @@ def test_links_and_login_redirects_stay_on_the_site(page: Any, viewer: Viewer) -
 
 def test_a_hostile_document_renders_as_inert_text(page: Any, viewer: Viewer) -> None:
     page.goto(viewer.page_url(doc_path(HOSTILE_DOC)))
-    page.click("li.chunk button >> nth=0")
+    page.click("li.chunk > button.chunk-button >> nth=0")
     panel = page.locator("#source-panel blockquote")
     expect(panel).to_be_visible()
     shown = panel.text_content()
@@ -205,9 +318,37 @@ def test_document_view_shows_the_provenance_tree(page: Any, viewer: Viewer) -> N
     parts = page.locator("ul.tree > li.part summary").all_text_contents()
     assert [p.split(" characters")[0] for p in parts] == ["Page 1", "Page 2", "Page 3", "Page 4"]
     assert page.locator("ul.tree li.chunk ul.edges-list li").count() > 0
-    page.click("ul.tree li.chunk button >> nth=1")
+    page.click("ul.tree li.chunk > button.chunk-button >> nth=1")
+    expect(page.locator("#source-panel h2")).to_have_text("Page 2 · chunk 1")
     expect(page.locator("#source-panel dd").nth(1)).to_contain_text("Page 2")
     shoot(viewer, page, "document")
+
+
+def test_every_chunk_of_a_sectioned_document_has_its_own_name(page: Any, viewer: Viewer) -> None:
+    tree = viewer.api.get(f"/collections/{viewer.collection}/provenance/polonium_and_radium.md").json()
+    assert len(tree["parts"]) > 2 and {c["index"] for p in tree["parts"] for c in p["chunks"]} == {1}  # per section
+    page.goto(viewer.page_url(doc_path("urn:doc:polonium_and_radium.md")))
+    buttons = page.locator("ul.tree li.chunk > button.chunk-button")
+    expect(buttons).to_have_count(sum(len(p["chunks"]) for p in tree["parts"]))
+    names = buttons.all_text_contents()
+    assert len(set(names)) == len(names), names
+    assert names[0] == f"“{tree['parts'][0]['label']}” · chunk 1"
+
+
+def test_a_document_view_edge_opens_the_sentence_it_was_extracted_from(page: Any, viewer: Viewer) -> None:
+    page.goto(viewer.page_url(doc_path("urn:doc:polonium_and_radium.md")))
+    chunk = page.locator("ul.tree li.chunk").nth(1)
+    edge = chunk.locator("ul.edges-list button.edge-button").first
+    label = edge.text_content()
+    edge.click()
+    expect(page.locator("#source-panel h2")).to_have_text("Source of the edge")
+    expect(page.locator("#source-panel .edge-line")).to_have_text(label)
+    mark = page.locator("#source-panel mark.evidence")
+    expect(mark).to_have_count(1)
+    assert "whole" not in (mark.get_attribute("class") or "")  # a sentence, not the whole chunk
+    text = record_text(viewer, page.locator("#source-panel blockquote").get_attribute("data-chunk"))
+    offset, length = int(mark.get_attribute("data-offset")), int(mark.get_attribute("data-length"))
+    assert mark.text_content() == text[offset:offset + length] and 0 < length < len(text)
 
 
 def test_login_keeps_the_token_for_the_tab_only(anonymous_page: Any, viewer: Viewer) -> None:
@@ -251,10 +392,10 @@ FOCUSABLE = """() => {
 }"""
 
 
-@pytest.mark.parametrize("page_name", ["login", "ask", "traces", "trace", "documents", "document"])
+@pytest.mark.parametrize("page_name", ["login", "ask", "traces", "trace", "documents", "document", "explore"])
 def test_tab_reaches_every_control(page: Any, viewer: Viewer, page_name: str) -> None:
     paths = {"login": "/login", "ask": "/", "traces": "/traces", "documents": "/documents",
-             "document": doc_path(HOSTILE_DOC)}
+             "document": doc_path(HOSTILE_DOC), "explore": "/explore?q=Marie%20Curie"}
     if page_name == "trace":
         paths["trace"] = f"/traces/{viewer.ask('graph-rag', 'Who discovered polonium?', llm='none')['session_id']}"
     page.goto(viewer.page_url(paths[page_name]))

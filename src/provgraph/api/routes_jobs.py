@@ -13,7 +13,7 @@ import shutil
 import threading
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from fastapi import APIRouter, FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
 
 from provgraph.api.errors import ApiError, one_line
+from provgraph.api.job_documents import DocumentProgress
 from provgraph.api.objects import from_objects, to_objects
 from provgraph.api.routes_data import ERRORS, RESULT_FORM, ResultForm
 from provgraph.api.schemas import NAME, ExtractRequest, JobOut
@@ -59,12 +60,20 @@ class Job:
     errors: list[str] = field(default_factory=list)
     loaded: list[LoadResult] | None = None  # typed results (chunk texts included): kept for recent jobs only
     changed: threading.Event = field(default_factory=threading.Event)
+    documents: DocumentProgress | None = None  # each document's status (one per file unless given)
+    retry_of: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.documents is None:
+            self.documents = DocumentProgress.of_files([p.name for p in self.files])
 
     def view(self) -> dict[str, Any]:
         """The job as the API shows it."""
+        assert self.documents is not None
         return {"id": self.id, "status": self.status, "collection": self.collection, "files": len(self.files),
                 "files_done": self.files_done, "chunks": self.chunks, "chunks_done": self.chunks_done,
-                "result": self.result, "errors": list(self.errors)}
+                "result": self.result, "errors": list(self.errors), "documents": self.documents.view(),
+                "retry_of": self.retry_of}
 
     def touch(self) -> None:
         self.changed.set()
@@ -95,9 +104,10 @@ class Jobs:
             raise NotFound(f"no job {job_id!r}")
         return job
 
-    def start(self, job: Job, settings: Settings) -> None:
+    def start(self, job: Job, settings: Settings, run: Callable[[Job, Settings], None] | None = None) -> None:
+        """Run ``job`` in a worker thread: a load of its files, or ``run(job, settings)``."""
         self.jobs[job.id] = job
-        task = asyncio.get_running_loop().create_task(asyncio.to_thread(self._run, job, settings))
+        task = asyncio.get_running_loop().create_task(asyncio.to_thread(run or self._run, job, settings))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -105,34 +115,44 @@ class Jobs:
         results: list[LoadResult] = []
         failed: list[str] = []
         outcomes: list[Any] = []
+        docs = job.documents
+        assert docs is not None
         try:
             with self.state.pool.use(settings, create=True, write=True) as rt:
                 job.status = "running"
                 job.touch()
                 chosen = rt.extractors(job.extractors)
                 loader = rt.loader()
-                for path in job.files:
+                for i, path in enumerate(job.files):
                     if self.stopping.is_set():
                         failed.append(f"{path.name}: not loaded, the server is shutting down")
+                        docs.failed(i, failed[-1])
                         continue
+                    docs.loading(i)
+                    job.touch()
                     try:
                         results.append(loader.load_file(path, metadata={"source": path.name}))
+                        docs.loaded(i, results[-1], len(chosen))
                     except ProvgraphError as exc:
                         failed.append(one_line(exc).replace(str(job.folder) + "/", ""))
+                        docs.failed(i, failed[-1])
                     job.files_done += 1
                     job.touch()
                 chunks = [c for r in results for c in r.chunks]
                 job.chunks = len(chunks) * len(chosen)
+                rt.commit_documents([r.document for r in results if not r.chunks])
                 if chunks:
                     pipe = rt.extraction(chosen)
 
-                    def advance(_: object) -> None:
+                    def advance(outcome: Any) -> None:
                         job.chunks_done += 1
+                        docs.outcome(outcome)
                         job.touch()
 
                     async def extract() -> list[Any]:
                         try:
-                            return await pipe.run(chunks, only_missing=True, progress=advance)
+                            return await pipe.run(chunks, only_missing=True, progress=advance,
+                                                  on_commit=rt.commit_documents)
                         finally:
                             if rt.llm is not None:
                                 await rt.llm.aclose()
@@ -142,6 +162,7 @@ class Jobs:
             job.result = load_summary(results, outcomes, failed)
             job.errors = failed + [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
             job.status = "done"
+            docs.finish()
         except ProvgraphError as exc:
             job.errors.append(one_line(exc))
             job.status = "failed"

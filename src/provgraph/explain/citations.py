@@ -44,8 +44,9 @@ def citations_of(
 ) -> tuple[Citation, ...]:
     """The synthesis's citations in answer order, each resolved to its edges, chunks and sources.
 
-    A chunk citation's evidence is where the cited span stands in the chunk's text, when it does
-    (an extractive answer quotes its sentences).
+    A chunk citation's evidence, and every citation's ``quote``, is where the cited span stands in
+    a cited chunk's text, when it does (an extractive answer quotes its sentences): each marker
+    then resolves to its own sentence, even where several markers cite one chunk.
     """
     out: list[Citation] = []
     for iri in sorted(synthesis.iris(TG.citation), key=_index):
@@ -54,15 +55,15 @@ def citations_of(
         cited_edges = tuple(edges[e] for e in sorted(node.iris(TG.selectedEdge), key=str) if e in edges)
         cited_edges = tuple(sorted(cited_edges, key=lambda e: (e.index is None, e.index or 0)))
         chunks = tuple(chunk(c) for c in node.iris(TG.selectedChunk))
+        span = content[offset:offset + length]
+        quotes = [SourceRef(c.source, c.excerpt, _quoted(span, text_of(c.iri))) for c in chunks if c.source is not None]
         if cited_edges:
             names = {c.iri.value for c in chunks}
             sources = tuple(r for e in cited_edges for r in edge_sources(e) if r.source.chunk in names)
         else:
-            span = content[offset:offset + length]
-            sources = tuple(SourceRef(c.source, c.excerpt, _quoted(span, text_of(c.iri)))
-                            for c in chunks if c.source is not None)
-        out.append(Citation(iri, node.text(TG.marker) or "", offset, length, content[offset:offset + length],
-                            cited_edges, chunks, sources))
+            sources = tuple(quotes)
+        quote = next((q for q in quotes if q.evidence is not None), None)
+        out.append(Citation(iri, node.text(TG.marker) or "", offset, length, span, cited_edges, chunks, sources, quote))
     return tuple(out)
 
 

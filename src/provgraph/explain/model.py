@@ -145,6 +145,7 @@ class Citation:
     edges: tuple[SelectedEdge, ...] = ()
     chunks: tuple[ChunkRef, ...] = ()
     sources: tuple[SourceRef, ...] = ()
+    quote: SourceRef | None = None  # where the cited span stands in a cited chunk, when the answer quotes it
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from provgraph.explain.model import (
 from provgraph.provenance.common import LlmCall
 from provgraph.rdf.terms import Iri
 
-__all__ = ["trace_json", "summary_json", "source_json", "iso_time"]
+__all__ = ["trace_json", "summary_json", "source_json", "source_ref_json", "iso_time"]
 
 
 def iso_time(moment: datetime) -> str:
@@ -61,11 +61,12 @@ def source_json(s: Source) -> dict[str, Any]:
     return {
         "document": s.document, "title": s.title, "chunk": s.chunk, "chunk_index": s.chunk_index,
         "offset": s.offset, "length": s.length, "page": s.page, "page_number": s.page_number,
-        "section": s.section, "subgraph": s.subgraph,
+        "section": s.section, "section_title": s.section_title, "subgraph": s.subgraph,
     }
 
 
-def _source_ref(ref: SourceRef) -> dict[str, Any]:
+def source_ref_json(ref: SourceRef) -> dict[str, Any]:
+    """A source with its excerpt, its evidence sentence (offsets in the chunk's text) and its edge."""
     ev = ref.evidence
     evidence = None if ev is None else {"offset": ev.offset, "length": ev.length, "text": ev.text}
     edge = ref.source.edge
@@ -98,7 +99,8 @@ def _citation(c: Citation) -> dict[str, Any]:
         out["edges"] = [_edge_terms(e) for e in c.edges]
     else:
         out["chunks"] = [ref.iri.value for ref in c.chunks]
-    out["sources"] = [_source_ref(r) for r in c.sources]
+    out["sources"] = [source_ref_json(r) for r in c.sources]
+    out["quote"] = None if c.quote is None else source_ref_json(c.quote)
     return out
 
 
@@ -118,7 +120,7 @@ def _edge(e: SelectedEdge) -> dict[str, Any]:
     return {
         **_edge_terms(e),
         "reasoning": e.reasoning, "score": e.score, "retracted": e.retracted,
-        "sources": None if e.sources is None else [_source_ref(r) for r in e.sources],
+        "sources": None if e.sources is None else [source_ref_json(r) for r in e.sources],
     }
 
 

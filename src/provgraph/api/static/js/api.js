@@ -46,15 +46,18 @@ async function getJson(path, params = {}) {
   return response.json();
 }
 
-async function postJson(path, body) {
+async function send(method, path, body = undefined) {
+  const json = body !== undefined && !(body instanceof FormData);
   const response = await fetch(`${BASE}${path}`, {
-    method: "POST",
-    headers: headers({ Accept: "application/json", "Content-Type": "application/json" }),
-    body: JSON.stringify(body),
+    method,
+    headers: headers(json ? { Accept: "application/json", "Content-Type": "application/json" } : { Accept: "application/json" }),
+    body: json ? JSON.stringify(body) : body,
   });
   if (!response.ok) throw await failure(response);
   return response.json();
 }
+
+const postJson = (path, body) => send("POST", path, body);
 
 const seg = encodeURIComponent;
 
@@ -66,6 +69,28 @@ export const api = {
   traces: (collection) => getJson(`/collections/${seg(collection)}/traces`, { all: "true" }),
   trace: (collection, sid) => getJson(`/collections/${seg(collection)}/traces/${seg(sid)}`, { provenance: "true" }),
   sparql: (collection, query) => postJson(`/collections/${seg(collection)}/sparql`, { query }),
+  entities: (collection, q, limit = 20) => getJson(`/collections/${seg(collection)}/entities`, { q, limit }),
+  entity: (collection, iri) => getJson(`/collections/${seg(collection)}/entities/${seg(iri)}`),
+  chunkFacts: (collection, chunk) => getJson(`/collections/${seg(collection)}/facts`, { chunk }),
+  removal: (collection, doc) => getJson(`/collections/${seg(collection)}/removal/${seg(doc)}`),
+  remove: (collection, doc) => send("DELETE", `/collections/${seg(collection)}/documents/${seg(doc)}`),
+  jobs: (collection) => getJson("/jobs", { collection }),
+  job: (id) => getJson(`/jobs/${seg(id)}`),
+  retry: (id) => send("POST", `/jobs/${seg(id)}/retry`),
+
+  /** Upload files (a File list) into a collection: the load job. */
+  upload(collection, files) {
+    const form = new FormData();
+    for (const file of files) form.append("files", file, file.name);
+    return send("POST", `/collections/${seg(collection)}/documents`, form);
+  },
+
+  /** A job's state at each change until it ends (the server's SSE stream). */
+  async *watchJob(id, signal) {
+    const response = await fetch(`${BASE}/jobs/${seg(id)}`, { headers: headers({ Accept: "text/event-stream" }), signal });
+    if (!response.ok) throw await failure(response);
+    yield* readEvents(response.body);
+  },
 
   /** Ask a question; yields each stream message (as `--format json` prints them) as it arrives. */
   async *ask(kind, collection, question, signal) {

@@ -55,13 +55,40 @@ export function link(path, text, params = {}, attrs = {}) {
   return h("a", { ...attrs, href: q ? `${path}?${q}` : path }, text);
 }
 
-/** "Chunk 2 → Page 3 → Title" style breadcrumb of a source. */
+/**
+ * A chunk's name. Chunks are numbered within their page or section (the store's tg:chunkIndex), so
+ * the name says which: "Page 2 · chunk 1", "“Early life” · chunk 1", or "Chunk 3" directly under a document.
+ */
+export function chunkName({ chunk_index: index, page_number: page = null, section_title: section = null }) {
+  if (page !== null && page !== undefined) return `Page ${page} · chunk ${index}`;
+  if (section) return `“${section}” · chunk ${index}`;
+  return `Chunk ${index}`;
+}
+
+/** "Page 3 · chunk 2 → Title": a source's chunk and document. */
 export function sourceLabel(src) {
-  const parts = [`Chunk ${src.chunk_index}`];
-  if (src.page_number !== null && src.page_number !== undefined) parts.push(`Page ${src.page_number}`);
-  else if (src.section_title) parts.push(`Section: ${src.section_title}`);
-  parts.push(src.title || src.document);
-  return parts.join(" → ");
+  return `${chunkName(src)} → ${src.title || src.document}`;
+}
+
+/** How every page shows a time: "2026-03-01 12:34:56 UTC" (the API's times are UTC). */
+export function when(iso) {
+  if (!iso) return "";
+  const m = String(iso).match(/^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/);
+  return m ? `${m[1]} ${m[2]} UTC` : String(iso);
+}
+
+/** The kinds of question, named the same on every page. */
+export const KIND = { GraphRAG: "GraphRAG", DocRAG: "Document RAG", Agent: "Agent" };
+
+/**
+ * An API error as a browser user reads it: a missing thing named as `what`, and no advice to run
+ * a command (the server's messages are the CLI's, which suggest `provgraph …` commands).
+ */
+export function problem(err, what = null) {
+  if (err && err.status === 404 && what) return `${what} is not in this collection.`;
+  if (err && err.status === 401) return "Your token is no longer valid: log in again.";
+  const text = String(err?.message ?? err).replace(/\s*\([^()]*\bprovgraph [a-z][^()]*\)/g, "").trim();
+  return /\bprovgraph [a-z]+/.test(text) ? "The server refused the request." : text;
 }
 
 /** A number shown with two decimals, or "–". */

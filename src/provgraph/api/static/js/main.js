@@ -1,9 +1,11 @@
 // The viewer's entry point: the top bar, the collection chooser, and which page a path shows.
 
 import { ApiError, api, session } from "./api.js";
-import { h, link, notice, setContent } from "./dom.js";
+import { h, link, notice, problem, setContent } from "./dom.js";
 import { askPage } from "./pages/ask.js";
-import { documentPage, documentsPage } from "./pages/documents.js";
+import { documentPage } from "./pages/document.js";
+import { documentsPage } from "./pages/documents.js";
+import { explorePage } from "./pages/explore.js";
 import { loginPage } from "./pages/login.js";
 import { tracePage } from "./pages/trace.js";
 import { tracesPage } from "./pages/traces.js";
@@ -14,7 +16,10 @@ const ROUTES = [
   [/^\/traces\/(.+)$/, "Trace", tracePage],
   [/^\/documents$/, "Documents", documentsPage],
   [/^\/documents\/(.+)$/, "Document", documentPage],
+  [/^\/explore(?:\/(.+))?$/, "Explore", explorePage],
 ];
+const NAV = [["/", "Ask"], ["/traces", "Traces"], ["/documents", "Documents"], ["/explore", "Explore"]];
+const SECTION = { Trace: "Traces", Document: "Documents" }; // a page's place in the top bar
 
 function topBar(collections, current, title) {
   const chooser = h("select", { id: "collection", "aria-label": "Collection" },
@@ -25,9 +30,8 @@ function topBar(collections, current, title) {
     params.set("collection", chooser.value);
     location.search = params.toString();
   });
-  const nav = [["/", "Ask"], ["/traces", "Traces"], ["/documents", "Documents"]].map(([path, text]) =>
-    link(path, text, { collection: current }, { class: text === title || (title === "Trace" && text === "Traces")
-      || (title === "Document" && text === "Documents") ? "current" : null, "aria-current": text === title ? "page" : null }));
+  const nav = NAV.map(([path, text]) => link(path, text, { collection: current },
+    { class: text === (SECTION[title] || title) ? "current" : null, "aria-current": text === title ? "page" : null }));
   return [
     h("a", { href: "#main", class: "skip" }, "Skip to content"),
     h("a", { href: "/", class: "brand" }, "provgraph"),
@@ -65,19 +69,21 @@ async function start() {
       location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
       return;
     }
-    setContent(main, notice(`The server did not answer: ${err.message}`, "error"));
+    setContent(main, notice(`The server did not answer: ${problem(err)}`, "error"));
     return;
   }
   let current = session.collection();
-  if (!names.includes(current)) current = names[0] || "";
-  if (current) session.setCollection(current);
   const [re, title, page] = route;
+  // the Documents page may name a collection that does not exist yet: its first upload creates it
+  if (!names.includes(current)) current = title === "Documents" && current ? current : names[0] || "";
+  if (!current && title === "Documents") current = "default";
+  if (current) session.setCollection(current);
   document.title = `${title} · provgraph`;
-  setContent(bar, topBar(names, current, title));
+  setContent(bar, topBar(names.includes(current) || !current ? names : [...names, current], current, title));
   if (!current) {
     setContent(main, h("h1", {}, "No collection yet"),
-      h("p", {}, "Load documents first, e.g. ", h("code", {}, "provgraph load examples/corpus -C demo"),
-        ", or upload them through the API."));
+      h("p", {}, "This account has no documents yet. ", link("/documents", "Upload some", { collection: "default" }),
+        " to ask questions about them."));
     return;
   }
   const arg = path.match(re)[1];
@@ -85,5 +91,5 @@ async function start() {
 }
 
 start().catch((err) => {
-  setContent(document.getElementById("main"), notice(`Something went wrong: ${err.message}`, "error"));
+  setContent(document.getElementById("main"), notice(`Something went wrong: ${problem(err)}`, "error"));
 });

@@ -1,6 +1,6 @@
 // Cards for the steps of a trace, shared by the live Ask page and the stored trace page.
 
-import { h, link, score, sourceLabel } from "./dom.js";
+import { h, link, score, sourceLabel, when } from "./dom.js";
 
 /** One step card: a list item with a step badge, a title and a body. */
 export function card(step, title, ...body) {
@@ -10,7 +10,7 @@ export function card(step, title, ...body) {
 }
 
 export function questionCard(query, kind, started) {
-  return card("question", query, h("p", { class: "muted" }, [kind, started].filter(Boolean).join(" · ")));
+  return card("question", query, h("p", { class: "muted" }, [kind, when(started)].filter(Boolean).join(" · ")));
 }
 
 export function groundingCard(concepts) {
@@ -27,13 +27,31 @@ export function explorationCard(edgeCount, entities) {
     more.length ? h("details", { class: "more" }, h("summary", {}, `${more.length} more`), h("p", {}, more.join(", "))) : null);
 }
 
+/** A reason's kind: its text with quoted parts and numbers blanked ("Halley's" stays one word). */
+export function reasonKind(text) {
+  return String(text || "").replace(/'(?:[^']|'(?=\w))*'/g, "‘…’").replace(/\d+(?:\.\d+)?/g, "…");
+}
+
+const KIND_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
 /**
- * The focus: each selected edge with its reasoning and score. `onPick(edge, button)` opens its
- * sources; `retracted` holds the N-Triples keys ("s p o") of edges whose source was retracted.
+ * The focus: each selected edge with its reasoning and score. A reason shared by several edges
+ * (the same words, other numbers or edge text: the no-LLM selection's) is written once above the
+ * table, and each of those edges names its kind. `onPick(edge, button)` opens its sources;
+ * `retracted` holds the N-Triples keys ("s p o") of edges whose source was retracted.
  */
 export function focusCard(edges, { onPick = null, retracted = new Set() } = {}) {
+  const counts = new Map();
+  for (const e of edges) counts.set(reasonKind(e.reasoning), (counts.get(reasonKind(e.reasoning)) || 0) + 1);
+  const kinds = new Map([...counts].filter(([kind, n]) => n > 1 && kind).map(([kind], i) => [kind, KIND_NAMES[i % 26]]));
+  const legend = kinds.size
+    ? h("dl", { class: "reason-kinds", "aria-label": "Reasons" }, [...kinds].map(([kind, name]) => [
+      h("dt", {}, h("span", { class: "reason-kind" }, name), ` ${counts.get(kind)} edges`),
+      h("dd", {}, kind)]))
+    : null;
   const rows = edges.map((e, i) => {
     const gone = Boolean(e.retracted) || retracted.has(edgeKey(e));
+    const kind = kinds.get(reasonKind(e.reasoning));
     return h("tr", { class: gone ? "retracted" : null, dataset: { edge: String(e.index ?? i) } },
       h("td", { class: "num" }, String((e.index ?? i) + 1)),
       h("td", { class: "edge" },
@@ -42,13 +60,13 @@ export function focusCard(edges, { onPick = null, retracted = new Set() } = {}) 
             `(${e.labels.s}, ${e.labels.p}, ${e.labels.o})`)
           : `(${e.labels.s}, ${e.labels.p}, ${e.labels.o})`,
         gone ? h("span", { class: "tag warn" }, "retracted") : null),
-      h("td", { class: "reason" }, e.reasoning || ""),
+      h("td", { class: "reason" }, kind ? h("span", { class: "reason-kind", title: e.reasoning }, kind) : e.reasoning || ""),
       h("td", { class: "num" }, score(e.score)));
   });
-  return card("focus", `Selected ${edges.length} edge${edges.length === 1 ? "" : "s"}`,
+  return card("focus", `Selected ${edges.length} edge${edges.length === 1 ? "" : "s"}`, legend,
     h("table", { class: "edges" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Edge"),
-        h("th", { scope: "col" }, "Reasoning"), h("th", { scope: "col" }, "Score"))),
+        h("th", { scope: "col" }, "Reason"), h("th", { scope: "col" }, "Score"))),
       h("tbody", {}, rows)));
 }
 
@@ -57,20 +75,27 @@ export function edgeKey(e) {
   return `${e.s} ${e.p} ${e.o}`;
 }
 
+/** Citation markers as the server finds them (retrieval/markers.py): "[2]", "[1, 3]". */
+const MARKER = /\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]/g;
+
 /**
- * Answer text with each citation marker "[n]" as a link; `cite(marker)` returns a click handler
- * or null when the marker resolves to nothing.
+ * Answer text with each citation marker as a link. `cite(marker, i)` gets the marker's text and its
+ * place among the answer's markers (0-based: the stored trace's i-th citation is this marker) and
+ * returns a click handler, or null when the marker resolves to nothing.
  */
 export function answerText(text, cite) {
   const out = [];
   let last = 0;
-  for (const m of text.matchAll(/\[(\d+)\]/g)) {
+  let i = 0;
+  for (const m of text.matchAll(MARKER)) {
     out.push(text.slice(last, m.index));
-    const handler = cite(m[0]);
+    const handler = cite(m[0], i);
     out.push(handler
-      ? h("a", { href: `#cite-${m[1]}`, class: "cite", onclick: (ev) => { ev.preventDefault(); handler(ev.currentTarget); } }, m[0])
+      ? h("a", { href: `#cite-${i + 1}`, class: "cite", dataset: { citation: String(i) },
+        onclick: (ev) => { ev.preventDefault(); handler(ev.currentTarget); } }, m[0])
       : h("span", { class: "cite unresolved" }, m[0]));
     last = m.index + m[0].length;
+    i += 1;
   }
   out.push(text.slice(last));
   return h("p", { class: "answer-text" }, out);

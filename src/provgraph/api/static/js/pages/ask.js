@@ -1,9 +1,9 @@
 // Ask: a question goes to GraphRAG, Document RAG or the agent, and each step shows as it arrives.
 
 import { api } from "../api.js";
-import { h, notice, setContent } from "../dom.js";
+import { KIND, h, notice, setContent } from "../dom.js";
 import { focusEdges, values } from "../ntriples.js";
-import { showEdge, showSource, sourcePanel } from "../source.js";
+import { clearPanel, showCitation, showEdge, showSource, sourcePanel } from "../source.js";
 import {
   answerText, card, chunksCard, conclusionCard, explorationCard, focusCard, groundingCard, questionCard, sourceList,
   synthesisCard, traceLink,
@@ -25,12 +25,15 @@ export function askPage(main, { collection }) {
   const stop = h("button", { type: "button", id: "stop", disabled: true }, "Stop");
   const form = h("form", { class: "ask", "aria-label": "Ask a question" },
     h("label", { for: "question" }, "Question"), h("div", { class: "ask-row" }, question, ask, stop), modes);
-  const steps = h("ol", { id: "steps", class: "steps", "aria-live": "polite", "aria-label": "Steps" });
+  const steps = h("ol", { id: "steps", class: "steps", "aria-label": "Steps" });
+  const summary = h("summary", { id: "steps-summary", "aria-live": "polite" }, "Steps");
+  const fold = h("details", { id: "steps-box", class: "steps-box", hidden: true }, summary, steps);
+  const answer = h("div", { id: "answer", class: "answer-box", "aria-live": "polite" });
   const status = h("div", { id: "run-status", class: "status-line", role: "status" });
   const panel = sourcePanel();
   setContent(main,
     h("div", { class: "with-panel" },
-      h("section", { class: "primary" }, h("h1", {}, `Ask ${collection ? `· ${collection}` : ""}`), form, status, steps),
+      h("section", { class: "primary" }, h("h1", {}, `Ask · ${collection}`), form, status, answer, fold),
       panel));
 
   let controller = null;
@@ -42,9 +45,12 @@ export function askPage(main, { collection }) {
     ask.disabled = true;
     stop.disabled = false;
     steps.replaceChildren();
+    answer.replaceChildren();
+    clearPanel(panel);
+    fold.hidden = false;
     steps.dataset.state = "running";
     setContent(status, notice("Working…"));
-    const view = new LiveTrace(steps, panel, collection);
+    const view = new LiveTrace(steps, panel, collection, answer, summary);
     try {
       for await (const message of api.ask(mode, collection, question.value, controller.signal)) view.add(message);
       setContent(status, view.failed ? notice(view.failed, "error") : notice("Done."));
@@ -60,9 +66,13 @@ export function askPage(main, { collection }) {
   question.focus();
 }
 
-/** Renders stream messages into a step list; agent sub-traces nest under their iteration. */
+/** Renders stream messages: the answer into its own box, the steps into a (folded) step list whose
+ * summary names the latest step; agent sub-traces nest under their iteration. */
 class LiveTrace {
-  constructor(list, panel, collection) {
+  constructor(list, panel, collection, answerBox, summary) {
+    this.answerBox = answerBox;
+    this.summary = summary;
+    this.citations = null; // the stored trace's citations, once read back
     this.root = list;
     this.panel = panel;
     this.collection = collection;
@@ -74,6 +84,7 @@ class LiveTrace {
   }
 
   add(m) {
+    this.added(m);
     const handler = {
       explain: () => this.explain(m),
       chunk: () => this.piece(m.response || ""),
@@ -121,6 +132,15 @@ class LiveTrace {
     }
   }
 
+  /** The folded list's summary: how many steps, and the latest. */
+  added(m) {
+    if (m.message_type !== "explain" && m.message_type !== "thought" && m.message_type !== "observation") return;
+    this.count = (this.count || 0) + 1;
+    const last = m.message_type === "explain" ? m.step : m.message_type;
+    setContent(this.summary, `Steps (${this.count}) · latest: ${last}`);
+    this.summary.dataset.latest = last;
+  }
+
   nestedList() {
     const list = h("ol", { class: "steps subtrace" });
     this.root.append(h("li", { class: "step step-subtrace" }, list));
@@ -139,7 +159,7 @@ class LiveTrace {
   answerCard() {
     if (!this.answer) {
       this.answer = h("p", { class: "answer-text streaming" });
-      this.target.append(synthesisCard(this.answer));
+      (this.target === this.root ? this.answerBox : this.target).append(synthesisCard(this.answer));
     }
     return this.answer;
   }
@@ -154,7 +174,11 @@ class LiveTrace {
     for (const s of sources) if (s.marker && !byMarker.has(s.marker)) byMarker.set(s.marker, s);
     const open = (s) => showSource(this.panel, this.collection,
       { source: s, evidence: s.evidence || null, heading: s.marker ? `Source ${s.marker}` : "Source" });
-    const text = answerText(m.answer || "", (marker) => (byMarker.has(marker) ? () => open(byMarker.get(marker)) : null));
+    // marker i opens the stored trace's citation i (its own sentence) once read back; until then, its number's source
+    const cite = (marker, i) => (byMarker.has(marker) || m.session_id ? () => (this.citations?.[i]
+      ? showCitation(this.panel, this.collection, this.citations[i])
+      : byMarker.has(marker) && open(byMarker.get(marker))) : null);
+    const text = answerText(m.answer || "", cite);
     const extra = [
       sources.length ? h("h4", {}, "Sources") : null,
       sources.length ? sourceList(sources, open) : null,
@@ -163,9 +187,7 @@ class LiveTrace {
     const item = m.end_of_dialog ? conclusionCard(text, null) : synthesisCard(text, extra);
     if (m.end_of_dialog) item.querySelector(".step-body").append(...extra);
     item.id = "final";
-    const streaming = [...this.root.children].find((li) => li.querySelector(":scope .answer-text.streaming"));
-    if (streaming) streaming.replaceWith(item);
-    else this.root.append(item);
+    setContent(this.answerBox, item);
     for (const p of this.root.querySelectorAll(".answer-text.streaming")) p.classList.remove("streaming");
     if (m.session_id && !m.end_of_dialog) this.upgrade(m.session_id);
   }
@@ -176,6 +198,8 @@ class LiveTrace {
     const card = (step) => [...this.root.children].find((li) => li.dataset.step === step);
     try {
       const trace = await api.trace(this.collection, sid);
+      this.citations = trace.citations || [];
+      this.answerBox.querySelector("#final")?.setAttribute("data-citations", String(this.citations.length));
       const open = (s) => showSource(this.panel, this.collection, { source: s, evidence: s.evidence || null });
       if (trace.type === "GraphRAG" && trace.focus && card("focus")) {
         card("focus").replaceWith(focusCard(trace.focus.edges, { onPick: (e) => showEdge(this.panel, this.collection, e) }));
@@ -206,8 +230,8 @@ function uniqueSources(sources) {
 
 function kindOf(triples) {
   const types = triples.map((t) => t.o);
-  if (types.some((o) => o.includes("GraphRagQuestion"))) return "GraphRAG";
-  if (types.some((o) => o.includes("DocRagQuestion"))) return "Document RAG";
-  if (types.some((o) => o.includes("AgentQuestion"))) return "Agent";
+  if (types.some((o) => o.includes("GraphRagQuestion"))) return KIND.GraphRAG;
+  if (types.some((o) => o.includes("DocRagQuestion"))) return KIND.DocRAG;
+  if (types.some((o) => o.includes("AgentQuestion"))) return KIND.Agent;
   return "";
 }

@@ -11,8 +11,8 @@ export function loginPage(main) {
     h("h1", {}, "Log in"),
     h("label", { for: "token" }, "API token"),
     input,
-    h("p", { id: "token-help", class: "muted" }, "Create one with ", h("code", {}, "provgraph tokens create -U USER"),
-      ". It is kept for this browser tab only."),
+    h("p", { id: "token-help", class: "muted" }, "Whoever runs this server gives you a token for your user. "
+      + "It is kept for this browser tab only."),
     h("button", { type: "submit" }, "Log in"),
     status);
   form.addEventListener("submit", async (ev) => {

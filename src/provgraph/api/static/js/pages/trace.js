@@ -1,16 +1,14 @@
 // A stored trace: its steps, the focus as a graph, and the text behind every edge and citation.
 
 import { api } from "../api.js";
-import { h, link, notice, setContent } from "../dom.js";
+import { KIND, h, link, notice, problem, setContent, when } from "../dom.js";
 import { drawGraph } from "../graph.js";
-import { showEdge, showSource, sourcePanel } from "../source.js";
+import { showCitation, showEdge, showSource, sourcePanel } from "../source.js";
 import {
   analysisCard, answerText, chunksCard, conclusionCard, edgeKey, explorationCard, focusCard, groundingCard,
-  questionCard, sourceList, synthesisCard, traceLink,
+  questionCard, synthesisCard, traceLink,
 } from "../steps.js";
 import { neighbourhood } from "./neighbourhood.js";
-
-const KIND = { GraphRAG: "GraphRAG", DocRAG: "Document RAG", Agent: "Agent" };
 
 export async function tracePage(main, { collection, arg: sid }) {
   setContent(main, notice("Loading the trace…"));
@@ -18,7 +16,8 @@ export async function tracePage(main, { collection, arg: sid }) {
   try {
     trace = await api.trace(collection, sid);
   } catch (err) {
-    setContent(main, h("h1", {}, "Trace"), notice(err.message, "error"), link("/traces", "All traces", { collection }));
+    setContent(main, h("h1", {}, "Trace"), notice(problem(err, `Trace ${sid}`), "error"),
+      h("p", {}, link("/traces", "All traces", { collection })));
     return;
   }
   const panel = sourcePanel();
@@ -26,7 +25,7 @@ export async function tracePage(main, { collection, arg: sid }) {
   const primary = h("section", { class: "primary" },
     h("p", { class: "crumbs" }, link("/traces", "Traces", { collection }), " / ", trace.session_id),
     h("h1", {}, trace.question.query),
-    h("p", { class: "muted" }, `${KIND[trace.type] || trace.type} · ${trace.question.started} · ${trace.session_id}`),
+    h("p", { class: "muted" }, `${KIND[trace.type] || trace.type} · ${when(trace.question.started)} · ${trace.session_id}`),
     staleBanner(trace));
   const graphBox = trace.type === "GraphRAG" && trace.focus?.edges?.length
     ? h("figure", { class: "graph" },
@@ -56,7 +55,7 @@ function retractedEdges(trace) {
 function staleBanner(trace) {
   if (!trace.stale) return null;
   const items = (trace.retracted || []).map((r) => h("li", {},
-    `${r.document || "a document"} ${r.reason || "retracted"} at ${r.at}: `
+    `${r.document || "a document"} ${r.reason || "retracted"} at ${when(r.at)}: `
     + `${(r.edges || []).length} edge(s) and ${(r.chunks || []).length} chunk(s) this trace used`));
   return h("div", { class: "banner stale", role: "alert" },
     h("strong", {}, "Stale trace. "), "Sources this answer used have been retracted since it was made.",
@@ -79,13 +78,11 @@ class TraceView {
     return showEdge(this.panel, this.collection, edge, { retracted: this.retracted.has(edgeKey(edge)) });
   }
 
+  /** Marker i of the answer opens citation i: its own sentence, not the first of its number's. */
   citer(trace) {
-    const byMarker = new Map();
-    for (const c of trace.citations || []) {
-      const first = (c.sources || [])[0];
-      if (first) byMarker.set(c.marker, first);
-    }
-    return (marker) => (byMarker.has(marker) ? () => this.open(byMarker.get(marker), `Source ${marker}`) : null);
+    const citations = trace.citations || [];
+    return (marker, i) => (citations[i] && citations[i].marker === marker
+      ? () => showCitation(this.panel, this.collection, citations[i]) : null);
   }
 
   /** The step list of a trace (sub-traces nested under the iteration that ran them). */
@@ -118,10 +115,12 @@ class TraceView {
   }
 
   citationList(trace) {
-    const citations = (trace.citations || []).filter((c) => (c.sources || []).length);
+    const citations = (trace.citations || []).filter((c) => c.quote || (c.sources || []).length);
     if (!citations.length) return null;
-    const sources = citations.map((c) => ({ ...c.sources[0], marker: c.marker }));
-    return [h("h4", {}, "Citations"), sourceList(sources, (s) => this.open(s, `Source ${s.marker}`))];
+    return [h("h4", {}, "Citations"), h("ol", { class: "citations" }, citations.map((c) => h("li", {},
+      h("span", { class: "marker" }, c.marker, " "),
+      h("button", { type: "button", class: "link-button", onclick: () => showCitation(this.panel, this.collection, c) },
+        c.text || "(the answer)"))))];
   }
 
   subTrace(sub) {

@@ -1,10 +1,8 @@
 // The trace list, searchable by question text and by date.
 
 import { api } from "../api.js";
-import { h, notice, setContent } from "../dom.js";
+import { KIND, h, notice, problem, setContent, when } from "../dom.js";
 import { traceLink } from "../steps.js";
-
-const KIND = { GraphRAG: "GraphRAG", DocRAG: "Document RAG", Agent: "Agent" };
 
 /** Rows matching the filters: question words (all, any case) and an inclusive date range (YYYY-MM-DD, UTC). */
 export function filterTraces(rows, { text = "", from = "", to = "" }) {
@@ -35,7 +33,7 @@ export async function tracesPage(main, { collection }) {
     const body = await api.traces(collection);
     rows = Array.isArray(body) ? body : body.traces || [];
   } catch (err) {
-    setContent(results, notice(err.message, "error"));
+    setContent(results, notice(problem(err), "error"));
     return;
   }
   const show = () => {
@@ -48,12 +46,12 @@ export async function tracesPage(main, { collection }) {
     setContent(results,
       h("p", { class: "muted" }, `${found.length} of ${rows.length} traces`),
       h("table", { class: "traces" },
-        h("thead", {}, h("tr", {}, ["Question", "Kind", "Started (UTC)", "Session"].map((c) => h("th", { scope: "col" }, c)))),
+        h("thead", {}, h("tr", {}, ["Question", "Kind", "Started", "Session"].map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, found.map((r) => h("tr", { class: r.informed_by ? "sub" : null },
           h("td", {}, traceLink(r.session_id, collection, r.query || "(no question)"),
             r.informed_by ? h("span", { class: "tag" }, "agent sub-trace") : null, r.stale ? h("span", { class: "tag warn" }, "stale") : null),
           h("td", {}, KIND[r.type] || r.type),
-          h("td", {}, (r.started || "").replace("T", " ").replace("Z", "")),
+          h("td", {}, when(r.started)),
           h("td", { class: "mono" }, r.session_id))))));
   };
   form.addEventListener("submit", (ev) => {

@@ -1,0 +1,74 @@
+"""What removing a document would retract, read before anything is removed (nothing is written).
+
+The same readers the removal itself uses: :func:`~provgraph.store.support.document_removal` for
+the quads that would go (the facts only this document supports among them) and
+:func:`~provgraph.store.retraction.retraction_for` for the traces that would be marked stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from provgraph.errors import NotFound
+from provgraph.explain.build import session_of
+from provgraph.librarian.base import Librarian
+from provgraph.rdf.terms import Iri, Literal, TripleTerm
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL, GRAPH_SOURCE, RDF, SCHEMA_PREDICATES, TG
+from provgraph.retrieval.labels import LabelCache
+from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.retraction import retraction_for
+from provgraph.store.support import document_removal, document_tree
+
+__all__ = ["RemovalPreview", "StaleTrace", "removal_preview"]
+
+SAMPLE = 20  # facts named in the preview (the count covers all of them)
+
+
+@dataclass(frozen=True, slots=True)
+class StaleTrace:
+    """A stored trace that used the document: removing it marks the trace stale."""
+
+    session_id: str
+    query: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemovalPreview:
+    """A document's removal, before it happens."""
+
+    document: Iri
+    title: str
+    chunks: int
+    quads: int
+    facts: int  # facts that leave the knowledge graph (no other document supports them)
+    sample: tuple[tuple[str, str, str], ...]  # labels of the first of them
+    traces: tuple[StaleTrace, ...]
+    edges: int  # selected edges of those traces that lose a source
+    retracted_chunks: int  # chunks those traces retrieved or cited that go
+
+
+def removal_preview(store: OxigraphStore, librarian: Librarian, document: Iri) -> RemovalPreview:
+    """What ``documents remove`` would take away; NotFound when the document is not loaded."""
+    if not librarian.exists(document.value) and not store.count(document, None, None):
+        raise NotFound(f"document {document.value} is not in collection {store.name}")
+    title = librarian.get(document.value).title if librarian.exists(document.value) else document.value
+    removal = document_removal(store, document)
+    facts = [TripleTerm(q.s, q.p, q.o) for q in removal if q.g is None and q.p not in SCHEMA_PREDICATES]
+    labels = LabelCache(store)
+    labels.resolve(t for f in facts[:SAMPLE] for t in (f.s, f.p, f.o))
+    retraction = retraction_for(store, document, at=datetime.now(timezone.utc), reason="removed")
+    questions = sorted({q.o for q in retraction if q.p == TG.affectedTrace and isinstance(q.o, Iri)}, key=str)
+    traces = []
+    for question in questions:
+        text = next((q.o.value for q in store.match(question, TG.query, None, g=GRAPH_RETRIEVAL)
+                     if isinstance(q.o, Literal)), "")
+        traces.append(StaleTrace(session_of(question), text))
+    chunks = sum(1 for n, is_subgraph in document_tree(store, document).items() if not is_subgraph
+                 and store.count(n, RDF.type, TG.Chunk, g=GRAPH_SOURCE))
+    return RemovalPreview(
+        document, title or document.value, chunks, len(removal), len(facts),
+        tuple((labels.label(f.s), labels.label(f.p), labels.label(f.o)) for f in facts[:SAMPLE]),
+        tuple(traces), sum(1 for q in retraction if q.p == TG.retractedEdge),
+        sum(1 for q in retraction if q.p == TG.retractedChunk),
+    )
