@@ -67,9 +67,22 @@ def citations_of(
     return tuple(out)
 
 
+_ENDS = ".!?…"
+_CLOSERS = "\"'”’)]"
+
+
 def _quoted(span: str, text: str | None) -> Evidence | None:
+    """Where ``span`` stands in ``text``, with the sentence's end the marker cut off ("… in 1806 [1].")."""
     found = align(span, text) if span.strip() and text else None
-    return None if found is None or text is None else Evidence(found[0], found[1], text[found[0]:found[0] + found[1]])
+    if found is None or text is None:
+        return None
+    offset, length = found
+    end = offset + length
+    if end < len(text) and text[end] in _ENDS and text[end - 1] not in _ENDS:
+        end += 1
+        while end < len(text) and text[end] in _CLOSERS:
+            end += 1
+    return Evidence(offset, end - offset, text[offset:end])
 
 
 def chunk_ranks(exploration: Node, graph: TraceGraph) -> Ranks:

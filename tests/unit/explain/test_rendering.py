@@ -77,10 +77,11 @@ def test_partial_and_unlinked_traces_render(store: CountingStore, scenario: Scen
 
 def test_doc_rag_json_is_the_whole_trace(store: CountingStore, librarian: SqliteLibrarian, scenario: Scenario) -> None:
     journal = {"document": DOC2.value, "title": "Lab Journal", "chunk": CC.value, "chunk_index": 1, "offset": 0,
-               "length": len(JOURNAL), "page": None, "page_number": None, "section": None, "subgraph": None}
+               "length": len(JOURNAL), "page": None, "page_number": None, "section": None, "section_title": None,
+               "subgraph": None}
     notes = {"document": DOC1.value, "title": "Radioactivity Notes", "chunk": CA.value, "chunk_index": 1,
              "offset": 0, "length": len(CHUNK_A), "page": P2.value, "page_number": 2, "section": None,
-             "subgraph": None}
+             "section_title": None, "subgraph": None}
     usage = {"model": "scripted", "input_tokens": 220, "output_tokens": 40}
     unranked = {"rank": None, "score": None, "retriever": None, "retracted": False}  # written before ranks were
     assert trace_json(load_trace(store, SID_D, librarian=librarian)) == {
