@@ -129,6 +129,24 @@ def test_error_pages_speak_to_a_browser_user_not_a_cli_user(page: Any, viewer: V
     assert "provgraph " not in page.locator("main").text_content()
 
 
+def test_a_new_user_without_collections_is_sent_to_upload_not_to_the_cli(
+        browser: Any, viewer: Viewer, watch: Watch) -> None:
+    from provgraph.api.tokens import TokenStore
+
+    _, token = TokenStore(viewer.home).create("newcomer")
+    tab = new_page(browser, viewer, watch, logged_in=False)
+    try:
+        tab.context.add_init_script(f"sessionStorage.setItem('provgraph.token', {token!r})")
+        tab.goto(viewer.url + "/")
+        expect(tab.locator("main h1")).to_have_text("No collection yet")
+        assert "provgraph " not in tab.locator("main").text_content()
+        tab.click("main a >> text=Upload some")
+        expect(tab.locator("main h1")).to_have_text("Documents · default")
+        expect(tab.locator("#document-list")).to_have_text("No documents yet: add some above.")
+    finally:
+        tab.context.close()
+
+
 def test_times_and_kind_names_read_the_same_on_every_page(page: Any, viewer: Viewer) -> None:
     sid = viewer.ask("document-rag", "Where was the Radium Institute?", llm="none")["session_id"]
     started = stored_trace(viewer, sid)["question"]["started"]

@@ -23,10 +23,10 @@ QUESTION = "What did Zebulon Pike do?"
 def pike_answer(prompt: str) -> list[str]:
     """An answer quoting each Pike sentence, each followed by the marker the prompt gives its fact."""
     pieces = []
-    for s, p, o, quote in KNOWN_FACTS[:3]:
+    for s, p, o, sentence in KNOWN_FACTS[:3]:
         found = re.search(rf"- {re.escape(s)} \| {re.escape(p)} \| {re.escape(o)} (\[\d+\])", prompt)
         assert found, prompt
-        pieces.append(f"{quote[:-1]} {found.group(1)}. ")
+        pieces.append(f"{sentence[:-1]} {found.group(1)}. ")
     return pieces
 
 

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
@@ -36,7 +36,10 @@ from provgraph.rdf.terms import Iri
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.layout import check_name
 
-__all__ = ["install", "Jobs", "Job"]
+if TYPE_CHECKING:
+    from provgraph.runtime import Runtime
+
+__all__ = ["install", "Jobs", "Job", "extract_for"]
 
 router = APIRouter(responses=ERRORS, tags=["documents"])
 KEEP_TYPED = 32  # finished jobs whose typed results (with their chunk texts) stay in memory
@@ -142,22 +145,7 @@ class Jobs:
                 job.chunks = len(chunks) * len(chosen)
                 rt.commit_documents([r.document for r in results if not r.chunks])
                 if chunks:
-                    pipe = rt.extraction(chosen)
-
-                    def advance(outcome: Any) -> None:
-                        job.chunks_done += 1
-                        docs.outcome(outcome)
-                        job.touch()
-
-                    async def extract() -> list[Any]:
-                        try:
-                            return await pipe.run(chunks, only_missing=True, progress=advance,
-                                                  on_commit=rt.commit_documents)
-                        finally:
-                            if rt.llm is not None:
-                                await rt.llm.aclose()
-
-                    outcomes = asyncio.run(extract())
+                    outcomes = extract_for(job, rt, chosen, chunks)
             self.keep_typed(job, results)
             job.result = load_summary(results, outcomes, failed)
             job.errors = failed + [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
@@ -175,6 +163,28 @@ class Jobs:
         self.stopping.set()
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=60)
+
+
+def extract_for(job: Job, rt: Runtime, extractors: list[Any], chunks: list[ChunkInput]) -> list[Any]:
+    """Extract ``chunks`` not yet extracted, counting each outcome on the job and its document;
+    each document's completion record is written once all its chunks are."""
+    pipe = rt.extraction(extractors)
+    docs = job.documents
+    assert docs is not None
+
+    def advance(outcome: Any) -> None:
+        job.chunks_done += 1
+        docs.outcome(outcome)
+        job.touch()
+
+    async def extract() -> list[Any]:
+        try:
+            return await pipe.run(chunks, only_missing=True, progress=advance, on_commit=rt.commit_documents)
+        finally:
+            if rt.llm is not None:
+                await rt.llm.aclose()
+
+    return asyncio.run(extract())
 
 
 @router.post("/collections/{collection}/documents", status_code=202, response_model=JobOut)

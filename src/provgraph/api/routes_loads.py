@@ -3,7 +3,6 @@ extractions, and what removing a document would retract (read before the user co
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from functools import partial
 from typing import Any
@@ -12,7 +11,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 
 from provgraph.api.job_documents import DocumentProgress, DocumentStatus
 from provgraph.api.routes_data import ERRORS
-from provgraph.api.routes_jobs import Job
+from provgraph.api.routes_jobs import Job, extract_for
 from provgraph.api.schemas import JobOut
 from provgraph.api.state import ServerState, request_settings, state_of, user_of
 from provgraph.config import Settings
@@ -54,21 +53,7 @@ def _retry(state: ServerState, job: Job, settings: Settings) -> None:
                 docs.extracting(i, [c.iri.value for c in stored], len(chosen))
                 chunks += stored
             job.chunks = len(chunks) * len(chosen)
-            pipe = rt.extraction(chosen)
-
-            def advance(outcome: Any) -> None:
-                job.chunks_done += 1
-                docs.outcome(outcome)
-                job.touch()
-
-            async def extract() -> list[Any]:
-                try:
-                    return await pipe.run(chunks, only_missing=True, progress=advance, on_commit=rt.commit_documents)
-                finally:
-                    if rt.llm is not None:
-                        await rt.llm.aclose()
-
-            outcomes = asyncio.run(extract())
+            outcomes = extract_for(job, rt, chosen, chunks)
         job.errors = [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
         job.status = "done"
         docs.finish()

@@ -158,7 +158,7 @@ async function askRemove(view, doc) {
   setContent(confirm,
     h("h2", { id: "confirm-title" }, `Remove ${p.title}?`),
     h("ul", { class: "retracts" },
-      h("li", {}, `its ${p.chunks} chunk${p.chunks === 1 ? "" : "s"} and their text`),
+      h("li", {}, `the text of its ${p.chunks} chunk${p.chunks === 1 ? "" : "s"}`),
       h("li", {}, `${p.facts} fact${p.facts === 1 ? "" : "s"} no other document supports`),
       h("li", { class: "stale-count" }, `${p.traces.length} stored trace${p.traces.length === 1 ? "" : "s"} become stale`
         + (p.traces.length ? ` (${p.edges} selected edge${p.edges === 1 ? "" : "s"} lose a source)` : ""))),

@@ -23,7 +23,7 @@ export async function explorePage(main, { collection, arg }) {
     h("figcaption", { class: "muted" }, "Opened and expanded entities. Click a node to open it."));
   const panel = sourcePanel("Choose a fact's sources to see the sentence that states it.");
   setContent(main, h("h1", {}, `Explore · ${collection}`), form, results,
-    h("div", { class: "with-panel" }, h("section", { class: "primary" }, detail, figure), panel));
+    h("div", { class: "with-panel" }, h("section", { class: "primary" }, figure, detail), panel));
 
   const view = { collection, results, detail, figure, canvas, panel, graph: null };
   form.addEventListener("submit", (ev) => {
