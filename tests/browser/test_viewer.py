@@ -159,6 +159,9 @@ def test_times_and_kind_names_read_the_same_on_every_page(page: Any, viewer: Vie
     expect(page.locator("main > .with-panel p.muted").first).to_have_text(f"Document RAG · {shown} · {sid}")
     expect(page.locator(".step-question .step-body p")).to_have_text(f"Document RAG · {shown}")
     page.goto(viewer.page_url("/documents"))
+    stamp = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")
+    # the table is filled by a fetch after the page loads: wait for its first row before reading them all
+    expect(page.locator("table.documents tbody tr td:nth-child(6)").first).to_have_text(stamp)
     loaded = page.locator("table.documents tbody tr td:nth-child(6)").all_text_contents()
     assert loaded and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", t) for t in loaded)
 
