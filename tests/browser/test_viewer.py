@@ -298,8 +298,7 @@ def test_a_hostile_document_renders_as_inert_text(page: Any, viewer: Viewer) -> 
 
 def test_a_stale_trace_shows_what_was_retracted(page: Any, viewer: Viewer) -> None:
     sid = viewer.ask("graph-rag", "Who predicted the return of the comet?", llm="none")["session_id"]
-    if "stale" not in stored_trace(viewer, sid):
-        pytest.skip("traces carry no stale flag yet (issue 13)")
+    assert stored_trace(viewer, sid)["stale"] is False
     document = f"urn:doc:{RETRACTED_NAME}"
     response = viewer.api.delete(f"/collections/{viewer.collection}/documents/{quote(document, safe='')}")
     response.raise_for_status()

@@ -275,20 +275,23 @@ def restore_backup(file: Path, ref: CollectionRef, *, force: bool = False) -> di
     staging = Path(tempfile.mkdtemp(prefix=f".restore-{ref.collection}-", dir=parent))
     try:
         try:
-            tar = tarfile.open(file, "r")
+            tar = tarfile.open(file, "r:")  # uncompressed, as backups are written: nothing unpacks to any size
         except (tarfile.TarError, OSError) as exc:
             raise InputError(f"{file}: not a provgraph backup ({exc})") from exc
         with tar:
-            manifest = _read_manifest(tar, file)
-            for member in tar.getmembers():
-                if not member.isfile() or not _MEMBER.match(member.name):
-                    raise InputError(f"{file}: unexpected member {member.name!r}: not a provgraph backup")
-                source = tar.extractfile(member)
-                assert source is not None
-                target = staging / ("_store.nq" if member.name == "store.nq" else member.name)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with target.open("wb") as out:
-                    shutil.copyfileobj(source, out)
+            try:
+                manifest = _read_manifest(tar, file)
+                for member in tar.getmembers():
+                    if not member.isfile() or not _MEMBER.match(member.name):
+                        raise InputError(f"{file}: unexpected member {member.name!r}: not a provgraph backup")
+                    source = tar.extractfile(member)
+                    assert source is not None
+                    target = staging / ("_store.nq" if member.name == "store.nq" else member.name)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with target.open("wb") as out:
+                        shutil.copyfileobj(source, out)
+            except tarfile.TarError as exc:
+                raise InputError(f"{file}: damaged backup (truncated or corrupt archive: {exc})") from exc
         _build(staging, manifest, ref, file)
         if ref.exists():
             old = parent / f".replaced-{ref.collection}-{os.getpid()}"

@@ -159,3 +159,23 @@ def test_a_retraction_makes_the_sub_trace_and_its_agent_stale(store: CountingSto
     assert text.startswith(
         "  STALE: a document this trace used has been removed or replaced since\n"
         f"    {DOC1.value} removed at {(at).strftime('%Y-%m-%d %H:%M:%S')} UTC: 1 edge(s), 0 chunk(s) of this trace\n")
+
+
+def test_a_retracted_sub_trace_no_analysis_derives_from_makes_its_agent_stale(
+        store: CountingStore, scenario: Scenario) -> None:
+    orphan = ids.docrag_question_iri("orphan")  # a tool that failed before its synthesis: in other_sub_traces
+    store.add(docrag_question_quads(orphan, query="half-run tool", started=T0, informed_by=scenario.agent))
+    before = load_trace(store, SID_A)
+    assert isinstance(before, AgentTrace) and [t.question.iri for t in before.other_sub_traces] == [orphan]
+    assert before.stale is False and trace_json(before)["stale"] is False
+    at = T0 + timedelta(days=2)
+    store.add(retraction_quads(ids.retraction_iri(DOC2, "y"), document=DOC2, at=at, reason="replaced",
+                               traces=[orphan], edges=[], chunks=[CC]))
+    agent = load_trace(store, SID_A)
+    assert isinstance(agent, AgentTrace) and agent.other_sub_traces[0].stale is True
+    assert all(not a.sub_trace.stale for a in agent.analyses if a.sub_trace is not None)  # only the orphan is
+    data = trace_json(agent)
+    assert data["stale"] is True and [r["document"] for r in data["retracted"]] == [DOC2.value]
+    assert data["other_sub_traces"][0]["stale"] is True
+    assert render_trace(agent).startswith("  STALE: a document this trace used has been removed or replaced since\n"
+                                          f"    {DOC2.value} replaced at ")
