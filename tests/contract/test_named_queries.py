@@ -97,3 +97,7 @@ def test_sources_of_edges_and_chunks(loaded_store: QuadStore) -> None:
     assert loaded_store.edge_sources([]) == []
     assert loaded_store.chunk_sources([CHUNK2, NOWHERE, CHUNK1]) == [
         _src(None, None, CHUNK2, 1, 50, page=False, ev=None), _src(None, None, CHUNK1, 0, 0, page=True, ev=None)]
+
+
+def test_fact_support_counts_the_subgraphs_containing_each_fact(loaded_store: QuadStore) -> None:
+    assert loaded_store.fact_support() == sorted([(AB, 2), (B_LIT, 1)], key=lambda tn: str(tn[0]))

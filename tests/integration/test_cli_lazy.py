@@ -20,7 +20,8 @@ def _eager_group() -> typer.core.TyperGroup:
     """Every command module registered at once, in the order the app had before it was lazy."""
     eager = typer.Typer(add_completion=False)
     eager.callback()(lambda: None)
-    for module in ("store_cmds", "config_cmd", "ingest_cmds", "worker_cmds", "documents_cmds", "rag_cmds", "traces_cmds",
+    for module in ("store_cmds", "config_cmd", "ingest_cmds", "worker_cmds", "documents_cmds", "rag_cmds", "community_cmds",
+                   "traces_cmds",
                    "ask_cmds", "integrity_cmds", "serve_cmds"):
         __import__(f"provgraph.cli.{module}", fromlist=["register"]).register(eager)
     return typer.main.get_group(eager)

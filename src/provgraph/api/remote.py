@@ -163,7 +163,8 @@ def _run(state: ServerState, user: str, body: CliRequest, folder: Path,
         emit(message)
 
     code = 0
-    host = _Host(state, user, write=command in WRITES or argv[:2] in (["documents", "remove"], ["traces", "delete"]))
+    host = _Host(state, user, write=command in WRITES or argv[:2] in (["documents", "remove"], ["traces", "delete"],
+                                                                             ["communities", "build"]))
     exclusive: AbstractContextManager[None] = nullcontext()
     if command in EXCLUSIVE:
         parsed = parse_command(group, argv)

@@ -49,6 +49,8 @@ LAZY: dict[str, tuple[str, str]] = {
     "collections": ("store_cmds", "List, create and drop collections."),
     "config": ("config_cmd", "Inspect configuration."),
     "documents": ("documents_cmds", "List, show and remove loaded documents."),
+    "communities": ("community_cmds", "Find the knowledge graph's communities, write their reports, list and show "
+                                      "them."),
     "traces": ("traces_cmds", "List and show query traces (GraphRAG, Document RAG, agent)."),
     "agent": ("ask_cmds", "The ReAct agent: `agent -q QUESTION` answers, `agent tools` lists its tools."),
     "tokens": ("serve_cmds", "API tokens for provgraph serve: each acts as one user."),

@@ -15,6 +15,7 @@ Iri(value='urn:trustgraph:question:abc')
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 
 from provgraph.errors import InputError
 from provgraph.rdf.iri import encode_segment
@@ -188,9 +189,36 @@ def agent_answer_iri(sid: str) -> Iri:
     return Iri(f"urn:trustgraph:agent:{sid}/answer")
 
 
+def global_question_iri(sid: str) -> Iri:
+    """A global (community map-reduce) question; its steps are ``…/map`` and ``…/synthesis``."""
+    return Iri(f"urn:provgraph:global:{sid}")
+
+
+def global_answer_iri(sid: str) -> Iri:
+    """The librarian record holding a global answer."""
+    return Iri(f"urn:provgraph:global:{sid}/answer")
+
+
+def community_iri(level: int, parent: str | None, entities: Iterable[str], facts: Iterable[str]) -> Iri:
+    """A community, named by what it is: its level, parent and members (the same members, the same IRI)."""
+    key = stable_uuid("community", level, parent or "-", *sorted(entities), "|", *sorted(facts))
+    return Iri(f"urn:provgraph:community:{key}")
+
+
+def community_run_iri(generation: int, parameters: str) -> Iri:
+    """The community detection run over the knowledge graph at ``generation`` with ``parameters``."""
+    return Iri(f"urn:provgraph:community-run:{stable_uuid('community-run', generation, parameters)}")
+
+
+def report_iri(community: Iri, model: str | None) -> Iri:
+    """The report of ``community`` written by ``model`` (None: the extractive report)."""
+    return Iri(f"urn:provgraph:report:{stable_uuid('report', community.value, model or '-')}")
+
+
 def session_id_of(question: Iri) -> str:
-    """The session ID in a question IRI of any of the three kinds."""
-    for prefix in ("urn:trustgraph:question:", "urn:trustgraph:docrag:", "urn:trustgraph:agent:"):
+    """The session ID in a question IRI of any of the four kinds."""
+    for prefix in ("urn:trustgraph:question:", "urn:trustgraph:docrag:", "urn:trustgraph:agent:",
+                   "urn:provgraph:global:"):
         if question.value.startswith(prefix):
             return question.value[len(prefix):].split("/")[0]
     raise InputError(f"not a question IRI: {question}")

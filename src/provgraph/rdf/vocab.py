@@ -27,6 +27,7 @@ __all__ = [
     "PREFIXES",
     "GRAPH_SOURCE",
     "GRAPH_RETRIEVAL",
+    "GRAPH_COMMUNITIES",
     "SCHEMA_PREDICATES",
     "sparql_prefixes",
 ]
@@ -113,6 +114,11 @@ TG = Namespace(
         # selections, sentence evidence of a subgraph's facts, retraction records
         "Citation", "citation", "marker", "chunkSelection", "chunk", "rank", "retriever",
         "evidence", "Retraction", "reason", "affectedTrace", "retractedEdge", "retractedChunk",
+        # communities, community reports and global search (docs/trace-format.md, "Communities")
+        "Community", "CommunityDetection", "CommunityReport", "Finding", "GlobalRagQuestion", "CommunityMap",
+        "ReportSelection", "level", "parentCommunity", "memberEntity", "memberFact", "memberCount", "factCount",
+        "community", "report", "finding", "citesFact", "summary", "algorithm", "resolution", "seed",
+        "maxCommunitySize", "knowledgeGeneration", "stale", "staleBecause", "reportCount", "centrality",
     ],
 )
 
@@ -120,6 +126,7 @@ PREFIXES: dict[str, str] = {ns.prefix: ns.base for ns in (PROV, RDF, RDFS, XSD, 
 
 GRAPH_SOURCE = Iri("urn:graph:source")
 GRAPH_RETRIEVAL = Iri("urn:graph:retrieval")
+GRAPH_COMMUNITIES = Iri("urn:graph:communities")
 
 # Edges GraphRAG drops after traversal: schema and labelling, not knowledge.
 SCHEMA_PREDICATES: frozenset[Iri] = frozenset(

@@ -159,3 +159,8 @@ class NamedQueries(Protocol):
     def chunk_sources(self, chunks: Sequence[Iri]) -> list[SourceRow]:
         """The parent and document of each chunk (one row a chunk), in the order asked."""
         ...
+
+    def fact_support(self) -> list[tuple[TripleTerm, int]]:
+        """Every fact an extraction subgraph contains, with how many subgraphs do (its support set's size);
+        sorted by fact. What communities are found in (communities/graph.py)."""
+        ...

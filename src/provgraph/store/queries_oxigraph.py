@@ -115,6 +115,7 @@ _CHAIN = """
 _EDGE_SOURCES = ("SELECT ?i ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title ?ev WHERE {{\n"
                  "  GRAPH <urn:graph:source> {{\n    VALUES (?i ?t) {{ {values} }}\n"
                  "    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}")
+_SUPPORT = "SELECT ?t (COUNT(?sg) AS ?n) WHERE { GRAPH <urn:graph:source> { ?sg tg:contains ?t } } GROUP BY ?t"
 _CHUNK_SOURCES = ("SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title WHERE {{\n"
                   "  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}")
 
@@ -256,6 +257,14 @@ class SparqlQueries:
         for row in self._rows(_CHUNK_SOURCES, chunks, chain=_CHAIN):
             groups[row["chunk"]].append(row)
         return [_source(groups[c], None) for c in dict.fromkeys(chunks) if c in groups]
+
+    def fact_support(self) -> list[tuple[TripleTerm, int]]:
+        out: list[tuple[TripleTerm, int]] = []
+        for r in self.select(_SUPPORT).rows:
+            t, n = r.get("t"), r.get("n")
+            if isinstance(t, TripleTerm) and isinstance(n, Literal):
+                out.append((t, int(n.value)))
+        return sorted(out, key=lambda tn: str(tn[0]))
 
     # -- embedded-only operations -----------------------------------------------------------------
     def checkpoint(self, folder: Path) -> None:

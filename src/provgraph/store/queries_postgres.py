@@ -107,6 +107,9 @@ _CHUNK_SOURCES = f"""SELECT NULL::bigint, NULL::bigint, {_CHAIN_COLS}, NULL::big
 {_CHAIN}"""
 
 
+_SUPPORT = "SELECT o, count(*) FROM {s}.quads WHERE g = %(src)s AND p = %(contains)s GROUP BY o"
+
+
 def _ids(terms: Iterable[Term]) -> list[int]:
     return list(dict.fromkeys(term_id(t) for t in terms))
 
@@ -234,6 +237,12 @@ class SqlQueries:
             "{ev_join}", f"LEFT JOIN {{s}}.quads ev ON {_q('ev', 'c.s', 'evidence')}" if evidence else "")
         found = self._sources(sql, edges)
         return sorted(found, key=lambda r: (r.edge, str(r.subgraph)))
+
+    def fact_support(self) -> list[tuple[TripleTerm, int]]:
+        rows = self._fetch(_SUPPORT, _C)
+        terms = self._decode(r[0] for r in rows)
+        out = [(terms[o], int(n)) for o, n in rows if isinstance(terms[o], TripleTerm)]
+        return sorted(out, key=lambda tn: str(tn[0]))  # type: ignore[arg-type,return-value]
 
     def chunk_sources(self, chunks: Sequence[Iri]) -> list[SourceRow]:
         unique = list(dict.fromkeys(chunks))

@@ -1,0 +1,1 @@
+"""Communities over the knowledge graph, their reports, and global (map-reduce) search over the reports."""

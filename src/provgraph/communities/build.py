@@ -1,0 +1,45 @@
+"""``communities build``: find the communities, then write the reports that are missing or stale.
+
+Example::
+
+    result = await build(rt.store, rt.librarian, llm=None)
+    print(result.detection.added, result.reports.written)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from provgraph.communities.cluster import LeidenParams
+from provgraph.communities.detect import Detection, detect
+from provgraph.communities.reports import ReportRun, build_reports
+from provgraph.librarian.base import Librarian
+from provgraph.models.base import ChatModel
+from provgraph.store.base import QuadStore
+
+__all__ = ["BuildResult", "build"]
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """The detection and the report run of one build."""
+
+    detection: Detection
+    reports: ReportRun
+
+
+async def build(store: QuadStore, librarian: Librarian, *, llm: ChatModel | None = None,
+                params: LeidenParams | None = None, max_llm: int = 50, deadline: float = 300.0,
+                progress: Progress | None = None) -> BuildResult:
+    """Detect communities (storing what changed), drop the reports of those gone, write the missing reports."""
+    detection = detect(store, params, progress=progress)
+    for report in detection.reports_removed:
+        if librarian.exists(f"{report.value}/text"):
+            librarian.remove(f"{report.value}/text")
+    tell = (lambda done, total: progress("reports", done, total)) if progress is not None else None
+    reports = await build_reports(store, librarian, detection.found, detection.support, llm=llm, max_llm=max_llm,
+                                  deadline=deadline, progress=tell)
+    return BuildResult(detection, reports)

@@ -1,0 +1,110 @@
+"""Finding the communities of the knowledge graph as it is now, and storing what changed.
+
+``detect`` reads every fact with its support (one named read), clusters the entity graph
+(:mod:`~provgraph.communities.cluster`), and names each community by its level, parent and
+members. Against the stored communities: those found again are kept as they are (their reports
+stay current), new ones are written with the run that found them, and those not found again go
+with their reports — all in one transaction, so a failed write leaves the previous communities.
+Re-running on an unchanged graph writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from provgraph.communities.cluster import ALGORITHM, Cluster, LeidenParams, hierarchical_leiden
+from provgraph.communities.graph import EntityGraph, entity_graph
+from provgraph.communities.stored import (
+    community_heads,
+    community_quads_of,
+    report_quads_of,
+    runs_in_use,
+)
+from provgraph.provenance.communities import CommunityRecord, RunRecord, community_quads, run_quads
+from provgraph.rdf import ids
+from provgraph.rdf.terms import Iri, Quad, TripleTerm
+from provgraph.rdf.vocab import GRAPH_COMMUNITIES
+from provgraph.store.base import QuadStore
+
+__all__ = ["Detection", "detect", "communities_of"]
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """What a run did: communities found (by level), kept, added and removed, and the run's IRI."""
+
+    run: Iri | None
+    found: list[CommunityRecord]
+    kept: int
+    added: int
+    removed: int
+    reports_removed: list[Iri]
+    entities: int
+    facts: int
+    support: dict[TripleTerm, int]
+
+
+def communities_of(graph: EntityGraph, clusters: list[Cluster]) -> list[CommunityRecord]:
+    """Each cluster as a community: its member entities and member facts (both ends members, or a literal
+    object of a member), named by level, parent and members; parents before children."""
+    out: list[CommunityRecord] = []
+    counters: dict[int, int] = {}
+    for cluster in clusters:
+        members = set(cluster.members)
+        entities = tuple(graph.entities[i] for i in cluster.members)
+        facts: set[TripleTerm] = set()
+        for i in cluster.members:
+            for fact in graph.facts_of.get(i, ()):
+                if graph.index[fact.s] in members and (not isinstance(fact.o, Iri) or graph.index[fact.o] in members):  # type: ignore[index]
+                    facts.add(fact)
+        ordered = tuple(sorted(facts, key=str))
+        parent = out[cluster.parent].iri if cluster.parent is not None else None
+        iri = ids.community_iri(cluster.level, parent.value if parent else None, (e.value for e in entities),
+                                (str(f) for f in ordered))
+        counters[cluster.level] = counters.get(cluster.level, 0) + 1
+        out.append(CommunityRecord(iri, cluster.level, parent, entities, ordered,
+                                   f"Community {cluster.level}.{counters[cluster.level]}"))
+    return out
+
+
+def detect(store: QuadStore, params: LeidenParams | None = None, *, progress: Progress | None = None) -> Detection:
+    """Cluster the knowledge graph and store the communities that changed (see the module docstring)."""
+    params = params or LeidenParams()
+    tell = progress or (lambda stage, done, total: None)
+    started = datetime.now(timezone.utc)
+    tell("reading facts", 0, 1)
+    support = store.fact_support()
+    graph = entity_graph(support)
+    tell("clustering", 0, 1)
+    found = communities_of(graph, hierarchical_leiden(graph, params))
+    tell("storing", 0, 1)
+    stored = {h.iri: h for h in community_heads(store)}
+    new = [c for c in found if c.iri not in stored]
+    gone = [iri for iri in stored if iri not in {c.iri for c in found}]
+    removal: list[Quad] = []
+    reports_removed: list[Iri] = []
+    for iri in gone:
+        removal += community_quads_of(store, iri)
+        report = stored[iri].report
+        if report is not None:
+            removal += report_quads_of(store, report)
+            reports_removed.append(report)
+    run: Iri | None = None
+    adding: list[Quad] = []
+    if new:
+        run = ids.community_run_iri(0, f"{params.text()} {graph.digest}")
+        record = RunRecord(run, ALGORITHM, params.text(), params.seed, params.resolution, params.sub_resolution,
+                           params.max_size, graph.digest, len(graph.support), started, datetime.now(timezone.utc))
+        adding = run_quads(record) + [q for c in new for q in community_quads(c, run)]
+    kept_runs = runs_in_use(store, [iri for iri in stored if iri not in set(gone)])
+    for old in runs_in_use(store, gone) - kept_runs - ({run} if run else set()):
+        removal += [q for q in store.match(old, None, None, g=GRAPH_COMMUNITIES)]
+    if removal or adding:
+        store.apply(remove=removal, add=adding)
+    tell("done", 1, 1)
+    return Detection(run, found, len(found) - len(new), len(new), len(gone), reports_removed,
+                     len(graph.entities), len(graph.support), graph.support)
