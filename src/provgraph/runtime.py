@@ -155,15 +155,15 @@ class Runtime:
 
     @property
     def sparql_store(self) -> OxigraphStore:
-        """The store as a SPARQL engine, for what still reads by SPARQL (retrieval/, the agent, ``sparql``):
-        the embedded store only, until the PostgreSQL store has its SPARQL replica (issue 26, phase 2)."""
+        """The store as a SPARQL engine, for ``sparql`` and the API's SPARQL route (retrieval, explain and the
+        agent use the named operations of any store): the embedded store only, until the PostgreSQL store has
+        its SPARQL replica."""
         from provgraph.store.oxigraph import OxigraphStore
 
         store = self.store
         if not isinstance(store, OxigraphStore):
-            raise ConfigError(f"collection {self.ref}: its quads are in PostgreSQL (PROVGRAPH_STORE_URL), where SPARQL, "
-                              "GraphRAG, Document RAG and the agent are not available yet; load, export, import, check, "
-                              "documents, traces list and collections are")
+            raise ConfigError(f"collection {self.ref}: its quads are in PostgreSQL (PROVGRAPH_STORE_URL), where SPARQL is "
+                              "not answered yet (every other command is)")
         return store
 
     @cached_property
@@ -206,7 +206,7 @@ class Runtime:
     def _hybrid(self) -> HybridRetriever:
         from provgraph.retrieval.hybrid import HybridRetriever
 
-        return HybridRetriever(self.lexical, self.librarian, self.sparql_store, chunk_index=self.chunk_index,
+        return HybridRetriever(self.lexical, self.librarian, self.store, chunk_index=self.chunk_index,
                                entity_index=self.entity_index)
 
     @cached_property
@@ -347,7 +347,7 @@ class Runtime:
         """The GraphRAG engine (limits from the settings unless given)."""
         from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
 
-        return GraphRag(self.sparql_store, self.librarian, self.embedder, self.entity_index, self.llm,
+        return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
                         params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces,
                         retriever=self.retriever(), reads=self._graph_reads)
 
@@ -356,13 +356,13 @@ class Runtime:
         """What GraphRAG questions read again, shared by every engine of this runtime."""
         from provgraph.retrieval.read_cache import ReadCache
 
-        return ReadCache(self.sparql_store)
+        return ReadCache(self.store)
 
     def document_rag(self) -> DocumentRag:
         """The Document RAG engine."""
         from provgraph.retrieval.document_rag import DocumentRag
 
-        return DocumentRag(self.sparql_store, self.librarian, self.embedder, self.chunk_index, self.llm,
+        return DocumentRag(self.store, self.librarian, self.embedder, self.chunk_index, self.llm,
                            doc_limit=self.settings.doc_limit, trace=self.settings.traces,
                            retriever=self.retriever(), question_deadline=self.settings.question_deadline)
 
@@ -384,7 +384,7 @@ class Runtime:
 
         async def events() -> AsyncIterator[Event]:
             async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
-                runner = Agent(self.sparql_store, self.librarian, llm, [*builtin, *mcp.tools],
+                runner = Agent(self.store, self.librarian, llm, [*builtin, *mcp.tools],
                                max_iterations=self.settings.max_iterations,
                                deadline=self.settings.agent_deadline, collection=self.settings.collection,
                                trace=self.settings.traces)

@@ -64,7 +64,7 @@ def test_the_corpus_on_postgresql_has_the_embedded_quads(pg_url: str, tmp_path: 
     removed = run("documents", "remove", "urn:doc:radium_institute.txt", "-C", name)
     assert removed.code == 0 and re.search(r"removed urn:doc:radium_institute.txt \(\d+ quads\)", removed.out)
     assert re.search(r"4 document\(s\), \d+ quads: consistent", run("check", "-C", name).out)
-    rag = run("graph-rag", "-q", "Who discovered polonium?", "-C", name)
-    assert rag.code == 2 and "where SPARQL, GraphRAG, Document RAG and the agent are not available yet" in rag.err
+    sparql = run("sparql", "SELECT * WHERE { ?s ?p ?o } LIMIT 1", "-C", name)
+    assert sparql.code == 2 and "where SPARQL is not answered yet" in sparql.err
     assert run("collections", "drop", name, "--yes").code == 0
     assert ("default", name) not in list_pg_collections(pg_url)

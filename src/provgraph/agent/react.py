@@ -47,7 +47,7 @@ from provgraph.rdf.ids import (
 from provgraph.rdf.terms import Iri
 from provgraph.retrieval.deadline import Deadline
 from provgraph.retrieval.trace import TraceWriter, UsageTally
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["Agent", "NO_LLM_MESSAGE", "FINAL_ANSWER", "MAX_ITERATIONS", "DEADLINE"]
 
@@ -99,7 +99,7 @@ class Agent:
 
     def __init__(
         self,
-        store: OxigraphStore,
+        store: QuadStore,
         librarian: Librarian,
         llm: ChatModel | None,
         tools: Sequence[Tool],

@@ -40,7 +40,7 @@ def entities(request: Request, collection: str, q: str = Query(..., min_length=1
     """Entities by name: names the query holds (``exact``), BM25 over names and aliases (``lexical``),
     then names spelled like it (``fuzzy``); best first."""
     with state_of(request).pool.use(request_settings(request, check_name("collection", collection))) as rt:
-        found = search_entities(rt.sparql_store, rt.retriever(), q, limit=limit)
+        found = search_entities(rt.store, rt.retriever(), q, limit=limit)
     return [{"entity": m.iri.value, "label": m.label, "names": list(m.names), "match": m.match,
              "score": round(m.score, 4)} for m in found]
 
@@ -51,7 +51,7 @@ def entity(request: Request, collection: str, entity: str,
     """One entity: its names, facts (as subject or object) with every source and sentence, and its
     neighbours (entities one fact away, with how many facts join them)."""
     with state_of(request).pool.use(request_settings(request, check_name("collection", collection))) as rt:
-        view = entity_view(rt.sparql_store, rt.librarian, _iri(entity, "entity"), limit=limit)
+        view = entity_view(rt.store, rt.librarian, _iri(entity, "entity"), limit=limit)
         if view is None:
             raise NotFound(f"no entity {entity} in collection {rt.ref}")
     return {"entity": view.iri.value, "label": view.label, "names": list(view.names),
@@ -67,7 +67,7 @@ def facts(request: Request, collection: str,
         iri = _iri(chunk, "chunk")
         if not rt.librarian.exists(iri.value):
             raise NotFound(f"no chunk {chunk} in collection {rt.ref}")
-        return [fact_json(f) for f in chunk_facts(rt.sparql_store, rt.librarian, iri)]
+        return [fact_json(f) for f in chunk_facts(rt.store, rt.librarian, iri)]
 
 
 def install(app: FastAPI, state: ServerState, prefix: str) -> None:

@@ -44,7 +44,7 @@ from provgraph.rdf.terms import Iri, Literal, Term
 from provgraph.rdf.vocab import RDF, TG
 from provgraph.retrieval.sources import chunk_sources
 from provgraph.runtime import Runtime
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["register", "document_rag", "agent", "agent_tools", "ExplainPrinter"]
 
@@ -70,7 +70,7 @@ class ExplainPrinter:
     them; a sub-trace's steps are indented one level more than the trace that asked.
     """
 
-    def __init__(self, echo: Callable[[str], None], store: OxigraphStore) -> None:
+    def __init__(self, echo: Callable[[str], None], store: QuadStore) -> None:
         self.echo = echo
         self.store = store
         self.root: str | None = None
@@ -191,7 +191,7 @@ def document_rag(
                              traces=traces_override(no_trace))
     with open_runtime(settings) as rt:
         engine = rt.document_rag()
-        printer = ExplainPrinter(_stderr, rt.sparql_store) if explainable else None
+        printer = ExplainPrinter(_stderr, rt.store) if explainable else None
         _run(lambda: engine.ask(question), rt, fmt=fmt, explain=printer, verbose=False, streaming=streaming)
 
 
@@ -229,7 +229,7 @@ def agent(
     parse_servers(settings.mcp_servers)  # a bad MCP configuration fails before the collection opens
     with open_runtime(settings) as rt:
         events = rt.ask_agent(question)
-        printer = ExplainPrinter(_stderr, rt.sparql_store) if explainable else None
+        printer = ExplainPrinter(_stderr, rt.store) if explainable else None
         _run(lambda: events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
 
 

@@ -38,7 +38,7 @@ from provgraph.retrieval.graph_rag import GraphRagParams
 from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.sources import edge_sources
 from provgraph.runtime import Runtime
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = [
     "register", "graph_rag", "explain_lines", "citation_lines", "source_line", "OutputFormat", "error_code",
@@ -68,7 +68,7 @@ def _values(quads: Sequence[Quad], p: object) -> list[str]:
     return [q.o.value for q in quads if q.p == p and isinstance(q.o, Literal)]
 
 
-def _focus_lines(event: Explain, store: OxigraphStore) -> list[str]:
+def _focus_lines(event: Explain, store: QuadStore) -> list[str]:
     selections: dict[str, dict[str, object]] = {}
     for q in event.triples:
         if q.p in (TG.edge, TG.reasoning):
@@ -94,7 +94,7 @@ def _focus_lines(event: Explain, store: OxigraphStore) -> list[str]:
     return lines
 
 
-def explain_lines(event: Explain, store: OxigraphStore) -> list[str]:
+def explain_lines(event: Explain, store: QuadStore) -> list[str]:
     """The SPEC §8 ``-x`` lines of one step."""
     lines = [f"  [{event.step}] {event.explain_id}"]
     quads = event.triples
@@ -163,11 +163,11 @@ async def _run(rt: Runtime, params: GraphRagParams, question: str, *, explainabl
     rag = rt.graph_rag(params)
     code = 0
     async for event in rag.ask(question):
-        code = _show(event, rt.sparql_store, explainable=explainable, streaming=streaming, fmt=fmt)
+        code = _show(event, rt.store, explainable=explainable, streaming=streaming, fmt=fmt)
     return code
 
 
-def _show(event: Event, store: OxigraphStore, *, explainable: bool, streaming: bool, fmt: OutputFormat) -> int:
+def _show(event: Event, store: QuadStore, *, explainable: bool, streaming: bool, fmt: OutputFormat) -> int:
     if fmt is OutputFormat.json:
         echo(json_text(to_json(event)))
     elif isinstance(event, Explain) and explainable:

@@ -24,7 +24,7 @@ from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.lexical_sync import entity_names
 from provgraph.retrieval.sources import edge_sources
 from provgraph.store.base import DEFAULT
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["EntityMatch", "Fact", "Neighbour", "EntityView", "search_entities", "entity_view", "chunk_facts",
            "FUZZY_CUTOFF"]
@@ -88,7 +88,7 @@ def _fuzzy(query: str, name: str) -> float:
     return best
 
 
-def search_entities(store: OxigraphStore, retriever: HybridRetriever, query: str, *, limit: int = 20) -> list[EntityMatch]:
+def search_entities(store: QuadStore, retriever: HybridRetriever, query: str, *, limit: int = 20) -> list[EntityMatch]:
     """Entities by name, best first: names the query holds, then BM25 over names and aliases, then
     names spelled like the query (typos, missing letters). Each entity once."""
     if not query.strip() or limit < 1:
@@ -126,7 +126,7 @@ def _refs(found: Mapping[TripleTerm, Sequence[Source]], librarian: Librarian) ->
     return {edge: tuple(ref(s) for s in sources) for edge, sources in found.items()}
 
 
-def _facts(store: OxigraphStore, librarian: Librarian, edges: Iterable[TripleTerm],
+def _facts(store: QuadStore, librarian: Librarian, edges: Iterable[TripleTerm],
            labels: LabelCache) -> list[Fact]:
     unique = list(dict.fromkeys(edges))
     labels.resolve(t for e in unique for t in (e.s, e.p, e.o))
@@ -134,7 +134,7 @@ def _facts(store: OxigraphStore, librarian: Librarian, edges: Iterable[TripleTer
     return [Fact(e, (labels.label(e.s), labels.label(e.p), labels.label(e.o)), refs.get(e, ())) for e in unique]
 
 
-def entity_view(store: OxigraphStore, librarian: Librarian, entity: Iri, *, limit: int = 200) -> EntityView | None:
+def entity_view(store: QuadStore, librarian: Librarian, entity: Iri, *, limit: int = 200) -> EntityView | None:
     """The entity's facts (subject first, then object; schema edges left out) with their sources, and
     its neighbours; None when the knowledge graph does not name it."""
     edges: list[TripleTerm] = []
@@ -161,7 +161,7 @@ def entity_view(store: OxigraphStore, librarian: Librarian, entity: Iri, *, limi
                       max(0, len(edges) - limit))
 
 
-def chunk_facts(store: OxigraphStore, librarian: Librarian, chunk: Iri) -> list[Fact]:
+def chunk_facts(store: QuadStore, librarian: Librarian, chunk: Iri) -> list[Fact]:
     """The facts extracted from one chunk, each with its source in that chunk (and its sentence)."""
     subgraphs = [q.s for q in store.match(None, PROV.wasDerivedFrom, chunk, g=GRAPH_SOURCE)
                  if isinstance(q.s, Iri) and store.count(q.s, RDF.type, TG.Subgraph, g=GRAPH_SOURCE)]

@@ -9,7 +9,6 @@ for the texts (chunk excerpts, answers stored only in the librarian).
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, cast
 
 from provgraph.errors import InputError, NotFound
 from provgraph.explain.build import Lookups, TraceBuilder, session_of, trace_type
@@ -23,9 +22,6 @@ from provgraph.rdf.vocab import TG
 from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.sources import chunk_sources, edge_sources
 from provgraph.store.base import QuadStore
-
-if TYPE_CHECKING:
-    from provgraph.store.oxigraph import OxigraphStore
 
 __all__ = ["list_traces", "load_trace", "resolve_question"]
 
@@ -115,9 +111,8 @@ def load_trace(
         if document is not None and node.text(inline) is None:
             missing_answers.append(document.value)
     labels = Labeller.lookup(store, [*edges, *terms])
-    sparql = cast("OxigraphStore", store)  # retrieval/ reads sources by SPARQL until issue 26's phase 2
-    by_chunk = chunk_sources(sparql, chunks) if chunks else {}
-    by_edge = with_evidence(sparql, edge_sources(sparql, edges)) if provenance or cited else None
+    by_chunk = chunk_sources(store, chunks) if chunks else {}
+    by_edge = with_evidence(store, edge_sources(store, edges)) if provenance or cited else None
     wanted = list(missing_answers) + [c.value for c in cited]
     if provenance:
         wanted += [c.value for c in chunks]

@@ -49,7 +49,7 @@ from provgraph.retrieval.deadline import Deadline, Outcome, answer_pieces
 from provgraph.retrieval.sources import chunk_sources
 from provgraph.retrieval.synthesis import with_marker
 from provgraph.retrieval.trace import TraceWriter, UsageTally
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 from provgraph.vectors.base import VectorIndex
 
 __all__ = ["DocumentRag", "Passage", "cited_markers", "NO_PASSAGES", "EMPTY_ANSWER", "EXTRACT_SENTENCES"]
@@ -133,7 +133,7 @@ class DocumentRag:
 
     def __init__(
         self,
-        store: OxigraphStore,
+        store: QuadStore,
         librarian: Librarian,
         embedder: Embedder,
         chunk_index: VectorIndex,

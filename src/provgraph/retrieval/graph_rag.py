@@ -82,7 +82,7 @@ from provgraph.retrieval.synthesis import (
     synthesis_messages,
 )
 from provgraph.retrieval.trace import TraceWriter, UsageTally
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 from provgraph.vectors.base import VectorIndex
 
 __all__ = ["GraphRag", "GraphRagParams", "GROUNDING_SCHEMA"]
@@ -174,7 +174,7 @@ class GraphRag:
 
     def __init__(
         self,
-        store: OxigraphStore,
+        store: QuadStore,
         librarian: Librarian,
         embedder: Embedder,
         entity_index: VectorIndex,

@@ -18,17 +18,10 @@ import numpy as np
 from provgraph.rdf.terms import Iri, Literal, Quad, Term, TripleTerm
 from provgraph.rdf.vocab import SCHEMA_PREDICATES
 from provgraph.retrieval.read_cache import Bounded
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 from provgraph.vectors.base import VectorIndex
 
 __all__ = ["WalkLimits", "seed_entities", "walk", "chunk_facts", "facts_by_chunk", "supporting_chunks"]
-
-# the chunks are numbered in VALUES, so a row names its chunk by a small integer (no IRI to read back)
-_CHUNK_FACTS = (
-    "SELECT ?i ?t WHERE {{ GRAPH <urn:graph:source> {{ VALUES (?i ?chunk) {{ {values} }} "
-    "?sg prov:wasDerivedFrom ?chunk ; tg:contains ?t . }} }}"
-)
-
 
 @dataclass(frozen=True, slots=True)
 class WalkLimits:
@@ -58,7 +51,7 @@ def _knowledge(quads: Iterator[Quad], skip: frozenset[Iri]) -> Iterator[TripleTe
 
 
 def walk(
-    store: OxigraphStore,
+    store: QuadStore,
     seeds: Sequence[Iri],
     limits: WalkLimits,
     *,
@@ -107,7 +100,7 @@ def walk(
     return head + extra
 
 
-def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]) -> Iterator[TripleTerm]:
+def _edges_of(store: QuadStore, term: Term, limit: int, skip: frozenset[Iri]) -> Iterator[TripleTerm]:
     """Up to ``limit`` outgoing, then up to ``limit`` incoming edges of ``term``, read as they are taken."""
     if isinstance(term, (Literal, TripleTerm)):
         return
@@ -115,9 +108,9 @@ def _edges_of(store: OxigraphStore, term: Term, limit: int, skip: frozenset[Iri]
     yield from islice(_knowledge(store.match(o=term, g=None), skip), limit)
 
 
-def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri], *,
+def facts_by_chunk(store: QuadStore, chunks: Sequence[Iri], *,
                    cache: Bounded | None = None) -> dict[Iri, list[TripleTerm]]:
-    """Every fact extracted from each chunk (its subgraphs' ``tg:contains``), in store order (one query).
+    """Every fact extracted from each chunk (its subgraphs' ``tg:contains``), sorted (one store operation).
 
     One query over a few chunks' subgraphs reads far less than looking edges up one by one: what
     a hybrid boost needs to know of the explored edges (which ranked chunk supports them) is read
@@ -132,18 +125,12 @@ def facts_by_chunk(store: OxigraphStore, chunks: Sequence[Iri], *,
     return {c: list(f) for c, f in held.items()}  # the caller's own lists
 
 
-def _read_facts(store: OxigraphStore, chunks: list[Iri]) -> dict[Iri, list[TripleTerm]]:
-    found: dict[Iri, list[TripleTerm]] = {c: [] for c in chunks}
-    if not chunks:
-        return found
-    for r in store.select(_CHUNK_FACTS.format(values=" ".join(f"({i} {c})" for i, c in enumerate(chunks)))):
-        i, fact = r.get("i"), r.get("t")
-        if isinstance(fact, TripleTerm) and isinstance(i, Literal):
-            found[chunks[int(i.value)]].append(fact)
-    return found
+def _read_facts(store: QuadStore, chunks: list[Iri]) -> dict[Iri, list[TripleTerm]]:
+    read = store.facts_of_chunks(chunks) if chunks else {}
+    return {c: read.get(c, []) for c in chunks}
 
 
-def chunk_facts(store: OxigraphStore, chunks: Sequence[Iri], *, skip: frozenset[Iri] = SCHEMA_PREDICATES,
+def chunk_facts(store: QuadStore, chunks: Sequence[Iri], *, skip: frozenset[Iri] = SCHEMA_PREDICATES,
                 limit: int = 60, known: Mapping[Iri, Sequence[TripleTerm]] | None = None) -> list[TripleTerm]:
     """Facts extracted from ``chunks`` (their subgraphs), in chunk order, each once, at most ``limit``.
 

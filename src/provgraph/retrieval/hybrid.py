@@ -27,7 +27,7 @@ from provgraph.librarian.lexical import LexicalIndex, query_terms
 from provgraph.retrieval.background import running
 from provgraph.retrieval.boilerplate import is_boilerplate
 from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 from provgraph.vectors.base import VectorIndex
 
 __all__ = ["Finding", "Ranked", "fuse", "HybridRetriever", "RRF_K", "LEXICAL", "DENSE"]
@@ -115,7 +115,7 @@ def _ngrams(words: Sequence[str]) -> set[str]:
 class HybridRetriever:
     """Chunks and entities by lexical + dense retrieval over one collection."""
 
-    def __init__(self, lexical: LexicalIndex, librarian: Librarian, store: OxigraphStore, *,
+    def __init__(self, lexical: LexicalIndex, librarian: Librarian, store: QuadStore, *,
                  chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None) -> None:
         self.lexical = lexical
         self.librarian = librarian

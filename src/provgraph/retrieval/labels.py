@@ -1,8 +1,7 @@
 """Human-readable labels of graph terms: one cache per request, looked up in batches.
 
 Labels come from ``rdfs:label`` in the default graph (the knowledge graph). Many terms are
-resolved with ONE SPARQL query (``VALUES`` over their canonical N-Triples forms), never one
-query per term; or, when every label of the graph was read at once (:func:`all_labels`), with
+resolved with ONE store operation (``labels``, any backend), never one query per term; or, when every label of the graph was read at once (:func:`all_labels`), with
 none. Literals label themselves; an IRI without a label shows its last path segment,
 percent-decoded (``skos:definition`` → ``definition``).
 """
@@ -14,12 +13,11 @@ from urllib.parse import unquote
 
 from provgraph.rdf.terms import BlankNode, Iri, Literal, Term, TripleTerm
 from provgraph.rdf.vocab import RDFS
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["LabelCache", "fallback_label", "all_labels"]
 
 _BATCH = 500
-_QUERY = "SELECT ?t ?l WHERE {{ VALUES ?t {{ {values} }} ?t rdfs:label ?l }}"
 
 
 def fallback_label(term: Term) -> str:
@@ -41,7 +39,7 @@ def _best(names: list[str]) -> str:
     return min(names, key=lambda n: (len(n), n))
 
 
-def all_labels(store: OxigraphStore, limit: int) -> dict[Term, str] | None:
+def all_labels(store: QuadStore, limit: int) -> dict[Term, str] | None:
     """Every labelled IRI of the default graph with its label (one read), or None past ``limit`` IRIs."""
     found: dict[Term, list[str]] = {}
     for q in store.match(p=RDFS.label, g=None):
@@ -64,7 +62,7 @@ class LabelCache:
     from it has no label, and nothing is queried.
     """
 
-    def __init__(self, store: OxigraphStore, known: dict[Term, str] | None = None, *, complete: bool = False) -> None:
+    def __init__(self, store: QuadStore, known: dict[Term, str] | None = None, *, complete: bool = False) -> None:
         self._store = store
         self._labels: dict[Term, str] = {} if known is None else known
         self._complete = complete
@@ -86,14 +84,9 @@ class LabelCache:
         for i in range(0, len(missing), _BATCH):
             part = missing[i : i + _BATCH]
             self.queries += 1
-            rows = self._store.select(_QUERY.format(values=" ".join(str(t) for t in part))).rows
-            found: dict[Term, list[str]] = {}
-            for row in rows:
-                label = row.get("l")
-                if isinstance(label, Literal) and label.value.strip():
-                    found.setdefault(row["t"], []).append(label.value)
+            found = self._store.labels(part)
             for term in part:
-                names = found.get(term)
+                names = [label.value for label in found.get(term, ()) if label.value.strip()]
                 self._labels[term] = _best(names) if names else fallback_label(term)
 
     def _compose(self, term: Term) -> str:

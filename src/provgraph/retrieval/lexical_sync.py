@@ -14,7 +14,7 @@ from provgraph.librarian.base import Librarian
 from provgraph.librarian.lexical import LexicalIndex
 from provgraph.rdf.terms import Iri, Literal
 from provgraph.rdf.vocab import RDFS, SKOS
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["sync_chunks", "sync_entities", "ALT_LABEL"]
 
@@ -36,19 +36,25 @@ def sync_chunks(lexical: LexicalIndex, librarian: Librarian) -> dict[str, str]:
     return wanted
 
 
-def entity_names(store: OxigraphStore) -> dict[str, list[str]]:
-    """Every labelled entity of the default graph with its labels then aliases (predicates excluded)."""
-    names: dict[str, list[str]] = {}
-    for predicate in (RDFS.label, ALT_LABEL):
+def entity_names(store: QuadStore) -> dict[str, list[str]]:
+    """Every labelled entity of the default graph with its labels then aliases (predicates excluded).
+
+    Sorted (entities, and each one's labels then its aliases), not in the store's order, so the lexical index
+    is filled in the same order (and breaks ties the same way) whichever backend holds the quads.
+    """
+    found: dict[str, tuple[set[str], set[str]]] = {}
+    for kind, predicate in enumerate((RDFS.label, ALT_LABEL)):
         for q in store.match(p=predicate, g=None):
             if isinstance(q.s, Iri) and isinstance(q.o, Literal) and not _PREDICATE.search(q.s.value):
-                found = names.setdefault(q.s.value, [])
-                if q.o.value not in found:
-                    found.append(q.o.value)
+                found.setdefault(q.s.value, (set(), set()))[kind].add(q.o.value)
+    names: dict[str, list[str]] = {}
+    for entity in sorted(found):
+        labels, aliases = found[entity]
+        names[entity] = sorted(labels) + sorted(aliases - labels)
     return names
 
 
-def sync_entities(lexical: LexicalIndex, store: OxigraphStore) -> dict[str, list[str]]:
+def sync_entities(lexical: LexicalIndex, store: QuadStore) -> dict[str, list[str]]:
     """Index entities by their labels and aliases; returns every entity with its names."""
     names = entity_names(store)
     wanted = {e: "\n".join(n) for e, n in names.items()}

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from provgraph.retrieval.labels import LabelCache, all_labels
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["ReadCache", "Bounded"]
 
@@ -51,7 +51,7 @@ class Bounded(dict[Any, Any]):
 class ReadCache:
     """Labels, chunk facts and edge-text vectors shared by the GraphRAG requests on one store."""
 
-    def __init__(self, store: OxigraphStore, *, max_labels: int = 200_000, max_chunks: int = 5_000,
+    def __init__(self, store: QuadStore, *, max_labels: int = 200_000, max_chunks: int = 5_000,
                  max_edges: int = 5_000, max_vectors: int = 10_000) -> None:
         self.store = store
         self._max_labels = max_labels

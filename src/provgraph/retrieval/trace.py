@@ -20,7 +20,7 @@ from provgraph.provenance.common import LlmCall
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL
 from provgraph.retrieval.background import running
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.base import QuadStore
 
 __all__ = ["TraceWriter", "UsageTally", "llm_call"]
 
@@ -35,7 +35,7 @@ def llm_call(usage: CallUsage) -> LlmCall:
 class TraceWriter:
     """Writes each step in its own transaction as it completes, and returns its ``Explain`` event."""
 
-    def __init__(self, store: OxigraphStore, *, enabled: bool = True) -> None:
+    def __init__(self, store: QuadStore, *, enabled: bool = True) -> None:
         self.store = store
         self.enabled = enabled
 
