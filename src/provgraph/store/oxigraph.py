@@ -6,6 +6,7 @@ Only one process may open an on-disk store read-write; a second one gets
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -15,6 +16,7 @@ from typing import BinaryIO
 import pyoxigraph as ox
 
 from provgraph.errors import QueryError, StoreError, StoreUnavailable
+from provgraph.rdf.nesting import CheckedReader, check_query
 from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quads_to_ox, to_ox
 from provgraph.rdf.terms import Iri, Quad, Subject, Term
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PREFIXES
@@ -72,17 +74,20 @@ def _query_failure(name: str, exc: BaseException) -> Exception:
     return QueryError(f"collection {name}: query failed: {exc}")
 
 
-def parse_rdf(name: str, data: bytes | Path, fmt: RdfFormat) -> list[ox.Quad]:
-    """Every quad of N-Quads or TriG ``data``; QueryError (with the line) when it does not parse."""
-    source = data.read_bytes() if isinstance(data, Path) else data
-    try:
-        return list(ox.parse(source, format=OX_FORMATS[fmt]))
-    except SyntaxError as exc:
-        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
-        raise QueryError(f"collection {name}: cannot import {fmt}{where}: {exc.msg or exc}") from exc
-    except MemoryError as exc:  # the parser's buffer is capped: one term (a literal) over 16 MiB
-        raise QueryError(f"collection {name}: cannot import {fmt}: a term is larger than the parser's "
-                         f"limit of 16 MiB ({exc}); nothing was imported") from exc
+def parse_rdf(name: str, data: bytes | Path, fmt: RdfFormat) -> Iterator[ox.Quad]:
+    """Every quad of N-Quads or TriG ``data``, parsed as it streams; QueryError (with the line) when it does
+    not parse. The parser reads through :class:`~provgraph.rdf.nesting.CheckedReader`, so text nested past
+    what its recursion can take is refused before it sees it (pyoxigraph would overflow its stack)."""
+    what = f"collection {name}: cannot import {fmt}"
+    with (data.open("rb") if isinstance(data, Path) else contextlib.nullcontext(data)) as source:
+        try:
+            yield from ox.parse(CheckedReader(source, what, fmt), format=OX_FORMATS[fmt])  # type: ignore[arg-type]
+        except SyntaxError as exc:
+            where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+            raise QueryError(f"{what}{where}: {exc.msg or exc}; nothing was imported") from None
+        except MemoryError as exc:  # the parser's buffer is capped: one term (a literal) over 16 MiB
+            raise QueryError(f"{what}: a term is larger than the parser's limit of 16 MiB ({exc}); nothing was "
+                             "imported") from None
 
 
 class OxigraphStore(SparqlQueries):
@@ -219,7 +224,9 @@ class OxigraphStore(SparqlQueries):
     def raw_query(
         self, sparql: str, *, bind: Mapping[str, Term] | None = None
     ) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
-        """The pyoxigraph result object (for serialising SPARQL results as JSON/CSV)."""
+        """The pyoxigraph result object of a user's query (for serialising SPARQL results as JSON/CSV): refused
+        before parsing when nested too deep or naming ``SERVICE`` (see :mod:`provgraph.rdf.nesting`)."""
+        check_query(sparql, f"collection {self.name}: invalid SPARQL")
         return self._query(sparql, bind)  # type: ignore[return-value]
 
     def select(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> SelectResult:
@@ -263,14 +270,21 @@ class OxigraphStore(SparqlQueries):
         return buf.getvalue()
 
     def import_data(self, data: bytes | Path, fmt: RdfFormat = "nquads") -> int:
-        """Parse everything first, then add in one transaction: a syntax error imports nothing."""
-        parsed = parse_rdf(self.name, data, fmt)
+        """Add every quad in one transaction, parsed as it streams in: a syntax error imports nothing."""
+        count = 0
+
+        def counted() -> Iterator[ox.Quad]:
+            nonlocal count
+            for quad in parse_rdf(self.name, data, fmt):
+                count += 1
+                yield quad
+
         self._written(None)
         try:
-            self._store.extend(parsed)
+            self._store.extend(counted())
         except OSError as exc:
-            raise StoreError(f"collection {self.name}: import failed: {exc}") from exc
-        return len(parsed)
+            raise StoreError(f"collection {self.name}: import failed: {_first_line(exc)}") from exc
+        return count
 
     def flush(self) -> None:
         """Persist pending writes (a full disk raises the OSError itself, so its cause is reported)."""
