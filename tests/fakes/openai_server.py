@@ -44,6 +44,7 @@ class Reply:
     event_delay: float = 0.0
     content_type: str = "application/json"
     gate: threading.Event | None = None  # the reply waits until it is set (at most 60 s)
+    after_event: Callable[[int], None] | None = None  # called after SSE event i is flushed (a test holds it there)
 
 
 @dataclass
@@ -289,9 +290,11 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in reply.headers.items():
             self.send_header(key, value)
         self.end_headers()
-        for event in reply.events or []:
+        for i, event in enumerate(reply.events or []):
             self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             self.wfile.flush()
+            if reply.after_event is not None:
+                reply.after_event(i)
             if reply.event_delay:
                 time.sleep(reply.event_delay)
         self.wfile.write(b"data: [DONE]\n\n")

@@ -48,19 +48,21 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(home: Path, *args: str, max_fds: int | None = None) -> Iterator[LiveServer]:
-    """Start ``provgraph serve`` over ``home``; stopped (SIGTERM) on exit. ``max_fds`` caps its file descriptors."""
+def live_server(home: Path, *args: str, max_fds: int | None = None,
+                env: dict[str, str] | None = None) -> Iterator[LiveServer]:
+    """Start ``provgraph serve`` over ``home``; stopped (SIGTERM) on exit. ``max_fds`` caps its file descriptors;
+    ``env`` adds settings (``PROVGRAPH_LLM_BASE_URL``…)."""
 
     def cap_fds() -> None:
         if max_fds is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (max_fds, max_fds))
 
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}
-    env["PROVGRAPH_HOME"] = str(home)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}
+    environ.update(env or {}, PROVGRAPH_HOME=str(home))
     log = open(home.parent / f"serve-{port}.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=cap_fds)
+                            env=environ, stdout=log, stderr=subprocess.STDOUT, preexec_fn=cap_fds)
     server = LiveServer(f"http://127.0.0.1:{port}", home, proc)
     try:
         deadline = time.monotonic() + 60
