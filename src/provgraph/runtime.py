@@ -18,6 +18,7 @@ from provgraph.layout import CollectionRef, forget_part, note_part, verify_part
 from provgraph.store.collections import create_collection, open_store
 
 if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither numpy, the models nor the librarian
+    from provgraph.communities.global_rag import GlobalParams, GlobalRag
     from provgraph.events import Event
     from provgraph.extract.base import Extractor
     from provgraph.extract.pipeline import ExtractionPipeline
@@ -333,6 +334,9 @@ class Runtime:
         for index in (self.chunk_index, self.entity_index):
             index.flush()
         self.librarian.mark_complete([d.value for d in documents])
+        from provgraph.communities.stale import stale_after_load  # reports of communities the new facts touch
+        if marks := stale_after_load(self.store, documents):
+            self.store.add(marks)
 
     def extraction(self, extractors: list[Extractor] | None = None, *,
                    concurrency: int | None = None) -> ExtractionPipeline:
@@ -357,6 +361,13 @@ class Runtime:
         from provgraph.retrieval.read_cache import ReadCache
 
         return ReadCache(self.store)
+
+    def global_rag(self, params: GlobalParams | None = None) -> GlobalRag:
+        """The global (community map-reduce) search engine; the reports it reads are shared by this runtime's."""
+        from provgraph.communities.global_rag import GlobalParams, GlobalRag
+
+        return GlobalRag(self.store, self.librarian, self.embedder, self.llm, params or GlobalParams(
+            question_deadline=self.settings.question_deadline), trace=self.settings.traces)
 
     def document_rag(self) -> DocumentRag:
         """The Document RAG engine."""

@@ -36,6 +36,8 @@ LAZY: dict[str, tuple[str, str]] = {
     "provenance": ("documents_cmds", "Print the document → page → chunk → extracted edges tree."),
     "graph-rag": ("rag_cmds", "Answer a question from the knowledge graph; -x explains each step on stderr as it "
                               "happens."),
+    "global-rag": ("community_cmds", "Answer a question about the whole corpus by map-reduce over the community "
+                                     "reports, every claim cited."),
     "document-rag": ("ask_cmds", "Answer from the most similar chunks, citing them; extractive (cited sentences) "
                                  "without an LLM."),
     "check": ("integrity_cmds", "Verify every cross-store invariant (documents, librarian, store, vectors); exit 0 "

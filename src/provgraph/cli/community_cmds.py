@@ -12,6 +12,7 @@ from rich.table import Table
 from provgraph.cli.common import (
     COLLECTION_OPTION,
     LLM_OPTION,
+    NO_TRACE_OPTION,
     USER_OPTION,
     cell,
     echo,
@@ -19,10 +20,14 @@ from provgraph.cli.common import (
     open_runtime,
     settings_from,
     stdout,
+    traces_override,
 )
+from provgraph.events import Explain
+from provgraph.rdf.terms import Literal
+from provgraph.rdf.vocab import TG
 from provgraph.cli.rag_cmds import run_to_exit
 
-__all__ = ["register", "communities_app", "detail_lines"]
+__all__ = ["register", "communities_app", "detail_lines", "global_rag", "global_explain_lines"]
 
 communities_app = typer.Typer(help="Find the knowledge graph's communities, write their reports, list and show them.",
                               no_args_is_help=True)
@@ -174,6 +179,65 @@ def communities_show(
         echo("\n".join(detail_lines(data)))
 
 
+def global_rag(
+    ctx: typer.Context,
+    question: str = typer.Option(..., "-q", "--question", help="The question about the whole corpus."),
+    collection: str = COLLECTION_OPTION,
+    user: str = USER_OPTION,
+    explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
+    fmt: Format = typer.Option(Format.text, "--format", help="text, or json (one event per line)."),
+    level: int = typer.Option(0, "--level", min=0, help="Community level searched (0: the top)."),
+    max_reports: int = typer.Option(5, "--max-reports", min=1, help="Reports the answer draws on at most."),
+    map_limit: int = typer.Option(8, "--map-limit", min=1, help="Reports the LLM scores at most (one call each)."),
+    llm: str = LLM_OPTION,
+    no_trace: bool = NO_TRACE_OPTION,
+) -> None:
+    """Answer a question about the whole corpus by map-reduce over the community reports, every claim cited.
+
+    Example: provgraph global-rag -q "What are the main themes of these documents?" -x
+    """
+    from provgraph.cli.rag_cmds import OutputFormat, _show
+    from provgraph.communities.global_rag import GlobalParams
+
+    settings = settings_from(ctx, collection=collection, user=user, llm=llm, traces=traces_override(no_trace))
+    params = GlobalParams(level=level, max_reports=max_reports, map_limit=map_limit,
+                          question_deadline=settings.question_deadline)
+    out = OutputFormat.json if fmt is Format.json else OutputFormat.text
+
+    async def main(rt: Any) -> int:
+        code = 0
+        async for event in rt.global_rag(params).ask(question):
+            if isinstance(event, Explain) and explainable and out is OutputFormat.text:
+                echo("\n".join(global_explain_lines(event)), err=True)
+                continue
+            code = _show(event, rt.store, explainable=False, streaming=True, fmt=out)
+        return code
+
+    with open_runtime(settings) as rt:
+        run_to_exit(lambda: main(rt), rt.llm)
+
+
+def global_explain_lines(event: Explain) -> list[str]:
+    """The ``-x`` lines of a global search step."""
+    lines = [f"  [{event.step}] {event.explain_id}"]
+    by_subject: dict[str, dict[str, str]] = {}
+    for q in event.triples:
+        if isinstance(q.o, Literal):
+            by_subject.setdefault(q.s.value, {})[q.p.value] = q.o.value  # type: ignore[union-attr]
+    own = by_subject.get(event.explain_id, {})
+    if event.step == "question":
+        lines.append(f"    Query: {' '.join(own.get(TG.query.value, '').split())}")
+    elif event.step == "map":
+        lines.append(f"    Reports scored: {own.get(TG.reportCount.value, '0')}")
+        picks = sorted((v for k, v in by_subject.items() if TG.rank.value in v and k != event.explain_id),
+                       key=lambda v: int(v[TG.rank.value]))
+        for v in picks:
+            lines.append(f"      Report {v[TG.rank.value]} (score {float(v[TG.score.value]):.3f}): "
+                         f"{' '.join(v.get(TG.content.value, '').split())[:160]}")
+    return lines
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``communities``."""
+    """Add ``communities`` and ``global-rag``."""
     app.add_typer(communities_app, name="communities")
+    app.command("global-rag")(global_rag)

@@ -29,6 +29,7 @@ from provgraph.rdf.ids import activity_iri, chunk_iri, document_iri, page_iri, s
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
 from provgraph.store.base import QuadStore
+from provgraph.communities.stale import stale_after_removal
 from provgraph.store.retraction import retraction_for
 from provgraph.store.support import document_removal
 from provgraph.vectors.base import VectorIndex
@@ -122,6 +123,7 @@ class DocumentLoader:
         # changed bytes retract what traces used; a resumed load (same bytes) retracts nothing
         retraction = retraction_for(self.store, doc, at=self._clock(), reason="replaced") \
             if removal and status == "replaced" else []
+        retraction += stale_after_removal(self.store, removal, doc) if removal else []
         self.librarian.add(plan.records)
         try:
             if removal or len(plan.quads) < _BULK_FROM:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from provgraph.communities.stale import stale_after_removal
 from provgraph.extract.derived import still_supported, subgraph_entities
 from provgraph.librarian.base import Librarian
 from provgraph.rdf.terms import Iri, Quad
@@ -40,11 +41,12 @@ def remove_document(store: QuadStore, librarian: Librarian, doc: Iri, *,
                     chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None,
                     also_add: Sequence[Quad] = ()) -> int:
     """Remove ``doc`` everywhere; returns how many quads went. ``also_add`` (e.g. the retraction
-    record of the traces that used it) is written in the same transaction as the removal."""
+    record of the traces that used it) is written in the same transaction as the removal, and so are the
+    stale marks of the community reports whose member facts go with it."""
     librarian.clear_complete(doc.value)
     entities = document_entities(store, doc)
     removal = document_removal(store, doc)
-    store.apply(remove=removal, add=list(also_add))
+    store.apply(remove=removal, add=[*also_add, *stale_after_removal(store, removal, doc)])
     forget_vectors(store, doc, entities, chunk_index=chunk_index, entity_index=entity_index)
     if librarian.exists(doc.value):
         librarian.remove(doc.value)

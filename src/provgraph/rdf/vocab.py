@@ -118,7 +118,7 @@ TG = Namespace(
         "Community", "CommunityDetection", "CommunityReport", "Finding", "GlobalRagQuestion", "CommunityMap",
         "ReportSelection", "level", "parentCommunity", "memberEntity", "memberFact", "memberCount", "factCount",
         "community", "report", "finding", "citesFact", "summary", "algorithm", "resolution", "seed",
-        "maxCommunitySize", "knowledgeGeneration", "stale", "staleBecause", "reportCount", "centrality",
+        "maxCommunitySize", "knowledgeGeneration", "stale", "staleBecause", "reportCount", "reportSelection",
     ],
 )
 

@@ -1,0 +1,60 @@
+"""Marking community reports stale when the facts under them change (docs/trace-format.md, "Stale reports").
+
+A report is stale once its community's members no longer match the knowledge graph: a member fact
+was retracted (its document removed or replaced: marked in the removal's own transaction), or a
+loaded document added a fact naming a member entity that is not a member fact (marked when the
+load commits). ``communities build`` re-clusters and rebuilds what is stale; global search leaves
+stale reports out and says so; ``communities show`` flags them and each retracted fact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from provgraph.communities.stored import communities_with_facts
+from provgraph.provenance.communities import stale_quads
+from provgraph.rdf.terms import Iri, Quad, TripleTerm
+from provgraph.rdf.vocab import GRAPH_COMMUNITIES, RDF, SCHEMA_PREDICATES, TG
+from provgraph.store.base import QuadStore
+
+__all__ = ["stale_after_removal", "stale_after_load", "reports_of"]
+
+G = GRAPH_COMMUNITIES
+
+
+def _has_communities(store: QuadStore) -> bool:
+    return next(iter(store.match(None, RDF.type, TG.Community, g=G)), None) is not None
+
+
+def reports_of(store: QuadStore, communities: Iterable[Iri]) -> list[Iri]:
+    """The reports of ``communities`` (sorted)."""
+    return sorted({q.s for c in set(communities) for q in store.match(None, TG.community, c, g=G)
+                   if isinstance(q.s, Iri)}, key=lambda i: i.value)
+
+
+def stale_after_removal(store: QuadStore, removal: Sequence[Quad], because: Iri) -> list[Quad]:
+    """The stale marks for the reports whose communities have a fact ``removal`` takes out of the default graph."""
+    facts = {q.triple for q in removal if q.g is None and q.p not in SCHEMA_PREDICATES}
+    if not facts or not _has_communities(store):
+        return []
+    return stale_quads(reports_of(store, communities_with_facts(store, facts)), because)
+
+
+def stale_after_load(store: QuadStore, documents: Sequence[Iri]) -> list[Quad]:
+    """The stale marks for the reports of communities that a new fact of ``documents`` touches without being a member."""
+    if not documents or not _has_communities(store):
+        return []
+    marks: list[Quad] = []
+    for doc in documents:
+        subgraphs = [n for n, is_subgraph in store.derived_nodes(doc).items() if is_subgraph]
+        facts: set[TripleTerm] = {f for fs in store.facts_of_subgraphs(subgraphs).values() for f in fs}
+        touched: set[Iri] = set()
+        for fact in facts:
+            if fact.p in SCHEMA_PREDICATES:
+                continue
+            for entity in (t for t in (fact.s, fact.o) if isinstance(t, Iri)):
+                for q in store.match(None, TG.memberEntity, entity, g=G):
+                    if isinstance(q.s, Iri) and q.s not in touched and not store.count(q.s, TG.memberFact, fact, g=G):
+                        touched.add(q.s)
+        marks += stale_quads(reports_of(store, touched), doc)
+    return marks
