@@ -34,6 +34,7 @@ import pyoxigraph as ox
 
 from provgraph import __version__
 from provgraph.config import Settings
+from provgraph.integrity.backup_checks import check_counts, check_manifest, check_member
 from provgraph.errors import InputError, NotFound, StoreError, StoreUnavailable
 from provgraph.layout import MARKER, MARKER_FORMAT, CollectionRef, part_files
 from provgraph.librarian.sqlite import DB_NAME
@@ -240,9 +241,10 @@ def _read_manifest(tar: tarfile.TarFile, file: Path) -> dict[str, object]:
         raise InputError(f"{file}: not a provgraph backup (no readable manifest.json)") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != BACKUP_FORMAT:
         raise InputError(f"{file}: not a provgraph backup")
-    if not isinstance(manifest.get("version"), int) or manifest["version"] > BACKUP_VERSION:
+    if type(manifest.get("version")) is int and manifest["version"] > BACKUP_VERSION:
         raise InputError(f"{file}: backup format version {manifest.get('version')} is newer than this provgraph "
                          f"reads ({BACKUP_VERSION}): upgrade provgraph")
+    check_manifest(manifest, file)
     return manifest
 
 
@@ -284,6 +286,7 @@ def restore_backup(file: Path, ref: CollectionRef, *, force: bool = False) -> di
                 for member in tar.getmembers():
                     if not member.isfile() or not _MEMBER.match(member.name):
                         raise InputError(f"{file}: unexpected member {member.name!r}: not a provgraph backup")
+                    check_member(member, file)
                     source = tar.extractfile(member)
                     assert source is not None
                     target = staging / ("_store.nq" if member.name == "store.nq" else member.name)
@@ -313,15 +316,13 @@ def _build(staging: Path, manifest: dict[str, object], ref: CollectionRef, file:
         raise InputError(f"{file}: incomplete backup (store or librarian missing)")
     store = OxigraphStore(staging / "store", name=str(ref))
     try:
-        store.import_data(dump, "nquads")
+        store.import_data(dump, "nquads", atomic=False)  # a staging copy, thrown away on failure: bounded memory
         quads = len(store)
     finally:
         store.close()
     dump.unlink()
-    counts = manifest.get("counts", {})
-    if isinstance(counts, dict) and counts.get("quads") != quads:
-        raise InputError(f"{file}: damaged backup: {quads} quads, the manifest says {counts.get('quads')}")
     (staging / "vectors").mkdir(exist_ok=True)
+    check_counts(staging, manifest, quads, DB_NAME, file)
     parts = ["librarian", "store", *(f"vectors/{p.name}" for p in sorted((staging / "vectors").iterdir()))]
     (staging / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "parts": parts,
                                                          "created": manifest.get("created"),
