@@ -117,8 +117,13 @@ class Settings(BaseSettings):
         300.0, gt=0, description="seconds an agent question may run; then it answers with its last tool result"
     )
     traces: bool = Field(True, description="write query traces to urn:graph:retrieval (--no-trace: off per request)")
+    conversation_turns: int = Field(6, ge=0, le=100, description="earlier turns a conversation's rewrite reads at most")
+    conversation_tokens: int = Field(2000, ge=0, le=100_000,
+                                     description="tokens (estimated) of history a conversation's rewrite reads at most")
 
     mcp_servers: list[dict[str, Any]] = Field(default_factory=list, description="MCP servers for the agent")
+    agent_tools: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="per tool name: its group and applicable-states (docs/configuration.md)")
 
     @classmethod
     def settings_customise_sources(

@@ -114,6 +114,8 @@ class Final:
     usage: Usage = field(default_factory=Usage)
     warnings: tuple[str, ...] = ()
     end_of_dialog: bool = False
+    conversation: str | None = None  # the conversation this answer is a turn of
+    turn: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,6 +177,8 @@ def to_json(ev: Event) -> dict[str, Any]:
         }
         if ev.end_of_dialog:
             out["end_of_dialog"] = True
+        if ev.conversation is not None:
+            out["conversation"] = {"id": ev.conversation, "turn": ev.turn}
         return out
     if isinstance(ev, ErrorMessage):
         return {"message_type": "error", "error": {"type": ev.type, "message": ev.message},

@@ -15,12 +15,15 @@ methods collect them into an :class:`Answer`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from provgraph.config import load_settings
+from provgraph.conversation.history import conversation_json, delete_conversation, list_conversations
+from provgraph.conversation.thread import load_thread, thread_json
+from provgraph.conversation.turn import ask_in
 from provgraph import errors
 from provgraph.errors import ProvgraphError
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source
@@ -44,6 +47,8 @@ class Answer:
     sources: tuple[Source, ...]
     steps: list[Explain] = field(default_factory=list)
     warnings: tuple[str, ...] = ()
+    conversation: str | None = None
+    turn: int | None = None
 
 
 class Provgraph:
@@ -71,21 +76,63 @@ class Provgraph:
         pipe = self.runtime.extraction(self.runtime.extractors(extractors))
         return asyncio.run(pipe.run(list(chunks), only_missing=True, on_commit=self.runtime.commit_documents))
 
-    def stream_graph_rag(self, question: str, **limits: Any) -> AsyncIterator[Event]:
-        """GraphRAG events as they happen (explain steps, answer pieces, final); ``limits`` override settings."""
-        return self.runtime.graph_rag(GraphRagParams.from_settings(self.settings, **limits)).ask(question)
+    def _turn(self, conversation: str | None, question: str,
+              ask: Callable[[str], AsyncIterator[Event]]) -> AsyncIterator[Event]:
+        rt = self.runtime
+        return ask_in(rt.store, rt.llm, rt.settings, conversation, question, ask)
 
-    def stream_document_rag(self, question: str) -> AsyncIterator[Event]:
+    def stream_graph_rag(self, question: str, *, conversation: str | None = None, **limits: Any) -> AsyncIterator[Event]:
+        """GraphRAG events as they happen (explain steps, answer pieces, final); ``limits`` override settings.
+
+        ``conversation`` asks it as the next turn of that conversation (started when new).
+        """
+        engine = self.runtime.graph_rag(GraphRagParams.from_settings(self.settings, **limits))
+        return self._turn(conversation, question, engine.ask)
+
+    def stream_document_rag(self, question: str, *, conversation: str | None = None) -> AsyncIterator[Event]:
         """Document RAG events as they happen (``doc_limit`` from the settings)."""
-        return self.runtime.document_rag().ask(question)
+        return self._turn(conversation, question, self.runtime.document_rag().ask)
 
-    def graph_rag(self, question: str, **limits: Any) -> Answer:
+    def stream_agent(self, question: str, *, conversation: str | None = None,
+                     group: Sequence[str] | None = None, state: str | None = None) -> AsyncIterator[Event]:
+        """The ReAct agent's events (needs an LLM); ``group``/``state`` restrict its tools (agent/groups.py)."""
+        return self._turn(conversation, question,
+                          lambda q: self.runtime.ask_agent(q, groups=group, state=state))
+
+    def graph_rag(self, question: str, *, conversation: str | None = None, **limits: Any) -> Answer:
         """Answer from the knowledge graph; raises the step's error if the query failed."""
-        return asyncio.run(collect_answer(self.stream_graph_rag(question, **limits)))
+        return self._collect(self.stream_graph_rag(question, conversation=conversation, **limits))
 
-    def document_rag(self, question: str) -> Answer:
+    def document_rag(self, question: str, *, conversation: str | None = None) -> Answer:
         """Answer from the most similar chunks."""
-        return asyncio.run(collect_answer(self.stream_document_rag(question)))
+        return self._collect(self.stream_document_rag(question, conversation=conversation))
+
+    def agent(self, question: str, *, conversation: str | None = None, group: Sequence[str] | None = None,
+              state: str | None = None) -> Answer:
+        """The agent's answer (thoughts and observations are in ``steps``' trace); needs an LLM."""
+        return self._collect(self.stream_agent(question, conversation=conversation, group=group, state=state))
+
+    def _collect(self, events: AsyncIterator[Event]) -> Answer:
+        async def run() -> Answer:
+            try:
+                return await collect_answer(events)
+            finally:
+                if "llm" in self.runtime.__dict__ and self.runtime.llm is not None:
+                    await self.runtime.llm.aclose()  # the client belongs to this event loop
+
+        return asyncio.run(run())
+
+    def conversations(self) -> list[dict[str, Any]]:
+        """The collection's conversations, newest first (``conversations list --format json``)."""
+        return [conversation_json(c) for c in list_conversations(self.runtime.store)]
+
+    def conversation(self, conversation: str) -> dict[str, Any]:
+        """A conversation as a thread (``conversations show ID --format json``); NotFound if unknown."""
+        return thread_json(load_thread(self.runtime.store, self.runtime.librarian, conversation))
+
+    def delete_conversation(self, conversation: str) -> int:
+        """Delete a conversation and its turns' traces; returns how many traces went."""
+        return len(delete_conversation(self.runtime.store, self.runtime.librarian, conversation).questions)
 
     def trace(self, session_id: str) -> Trace:
         """A stored trace (GraphRAG, Document RAG or agent), typed."""
@@ -115,5 +162,6 @@ async def collect_answer(events: AsyncIterator[Event]) -> Answer:
             cls = getattr(errors, ev.type, None)
             raise (cls if isinstance(cls, type) and issubclass(cls, ProvgraphError) else ProvgraphError)(ev.message)
         elif isinstance(ev, Final):
-            return Answer(ev.session_id, ev.answer or "".join(pieces), ev.sources, steps, ev.warnings)
+            return Answer(ev.session_id, ev.answer or "".join(pieces), ev.sources, steps, ev.warnings,
+                          ev.conversation, ev.turn)
     raise ProvgraphError("the query ended without a final message")

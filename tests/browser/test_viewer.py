@@ -331,6 +331,26 @@ def test_trace_list_searches_by_question_and_date(page: Any, viewer: Viewer) -> 
     expect(page.locator("#trace-results")).to_have_text("No trace matches.")
 
 
+def test_a_conversation_reads_as_a_thread_with_each_turns_trace(page: Any, viewer: Viewer) -> None:
+    questions = ["Who discovered polonium?", "Where was she born?", "Which laboratory did she direct?"]
+    sids = [viewer.ask("graph-rag", q, llm="none", conversation="thread-1")["session_id"] for q in questions]
+    page.goto(viewer.page_url("/conversations"))
+    expect(page.locator("#conversations a", has_text="thread-1")).to_be_visible()
+    page.click("#conversations a:text('thread-1')")
+    turns = page.locator("#thread article.turn")
+    expect(turns).to_have_count(3)
+    for n, question in enumerate(questions):
+        expect(turns.nth(n).locator("p.question")).to_have_text(f"Q: {question}")
+        expect(turns.nth(n).locator("ol.citations li").first).to_contain_text("[1]")
+    expect(turns.nth(1).locator("p.rewrite")).to_have_text(
+        "Answered as: Where was Marie Curie born? (with Marie Curie from turn 1)")
+    expect(turns.nth(1).locator("p.answer")).to_contain_text("Warsaw")
+    shoot(viewer, page, "conversation")
+    turns.nth(2).locator("a", has_text="Trace of this turn").click()
+    expect(page).to_have_url(re.compile(f"/traces/{sids[2]}"))
+    expect(page.locator("main h1")).to_have_text("Which laboratory did Marie Curie direct?")
+
+
 def test_document_view_shows_the_provenance_tree(page: Any, viewer: Viewer) -> None:
     page.goto(viewer.page_url("/documents"))
     page.click("table.documents a >> text=Ernest Rutherford and the nature of radiation")
@@ -412,9 +432,10 @@ FOCUSABLE = """() => {
 }"""
 
 
-@pytest.mark.parametrize("page_name", ["login", "ask", "traces", "trace", "documents", "document", "explore"])
+@pytest.mark.parametrize("page_name", ["login", "ask", "traces", "trace", "documents", "document", "explore",
+                                       "conversations"])
 def test_tab_reaches_every_control(page: Any, viewer: Viewer, page_name: str) -> None:
-    paths = {"login": "/login", "ask": "/", "traces": "/traces", "documents": "/documents",
+    paths = {"login": "/login", "ask": "/", "traces": "/traces", "documents": "/documents", "conversations": "/conversations",
              "document": doc_path(HOSTILE_DOC), "explore": "/explore?q=Marie%20Curie"}
     if page_name == "trace":
         paths["trace"] = f"/traces/{viewer.ask('graph-rag', 'Who discovered polonium?', llm='none')['session_id']}"

@@ -36,6 +36,7 @@ from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Message, assistant, system, user
 from provgraph.models.schema import schema_errors
 from provgraph.provenance.agent import agent_question_quads, analysis_quads, conclusion_quads
+from provgraph.provenance.conversation import allowed_tool_quads
 from provgraph.provenance.common import LlmCall
 from provgraph.rdf.ids import (
     agent_analysis_iri,
@@ -110,6 +111,7 @@ class Agent:
         collection: str = "default",
         clock: Callable[[], datetime] = _utcnow,
         trace: bool = True,
+        restricted: tuple[list[str], str | None] | None = None,
     ) -> None:
         if llm is None:
             raise ConfigError(NO_LLM_MESSAGE)
@@ -127,6 +129,7 @@ class Agent:
         self.collection = collection
         self.clock = clock
         self.trace = TraceWriter(store, enabled=trace)
+        self.restricted = restricted  # the request's tool groups and state, recorded with the allowed tools
 
     async def ask(self, question: str, *, session_id: str | None = None) -> AsyncIterator[Event]:
         """Stream the agent's work on ``question``; ends with ``Final(end_of_dialog=True)`` or one ``ErrorMessage``."""
@@ -141,7 +144,10 @@ class Agent:
         if not question.strip():
             raise InputError("the question is empty")
         q = agent_question_iri(sid)
-        yield self.trace.step("question", q, agent_question_quads(q, query=question, started=self.clock()))
+        asked = agent_question_quads(q, query=question, started=self.clock())
+        if self.restricted is not None:
+            asked += allowed_tool_quads(q, list(self.tools), self.restricted[0])
+        yield self.trace.step("question", q, asked)
         prompt = system_prompt([t.spec for t in self.tools.values()])
         run = _Run(sid, q, [system(prompt), user(question)])
         deadline = None if self.deadline is None else Deadline(self.deadline, self.timer)

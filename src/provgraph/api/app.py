@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 
 from provgraph import __version__
-from provgraph.api import routes_data, routes_rag
+from provgraph.api import routes_conversations, routes_data, routes_rag
 from provgraph.api.errors import install_handlers
 from provgraph.api.connections import quiet_accept_errors
 from provgraph.api.guard import Guard
@@ -56,6 +56,7 @@ def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_us
     install_handlers(app)
     app.include_router(routes_data.router, prefix=PREFIX)
     app.include_router(routes_rag.router, prefix=PREFIX)
+    app.include_router(routes_conversations.router, prefix=PREFIX)
     _extras(app, state)
 
     @app.get(f"{PREFIX}/health", tags=["server"])

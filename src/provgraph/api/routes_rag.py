@@ -21,6 +21,7 @@ from provgraph.api.schemas import AgentRequest, DocumentRagRequest, GraphRagRequ
 from provgraph.api.state import request_settings, state_of
 from provgraph.cli.common import timeout_message
 from provgraph.config import Settings
+from provgraph.conversation.turn import ask_in
 from provgraph.errors import ProvgraphError
 from provgraph.events import Event, to_json
 from provgraph.explain.neutralise import escape_json
@@ -41,17 +42,25 @@ def _graph_rag(body: GraphRagRequest) -> tuple[dict[str, Any], Starter]:
                                       "edge_score_limit", "edge_limit"})
 
     def start(rt: Runtime) -> AsyncIterator[Event]:
-        return rt.graph_rag(GraphRagParams.from_settings(rt.settings, grounding=body.grounding)).ask(body.question)
+        rag = rt.graph_rag(GraphRagParams.from_settings(rt.settings, grounding=body.grounding))
+        return _turn(rt, body, rag.ask)
 
     return {**limits, "llm": body.llm}, start
 
 
+def _turn(rt: Runtime, body: Any, ask: Callable[[str], AsyncIterator[Event]]) -> AsyncIterator[Event]:
+    return ask_in(rt.store, rt.llm, rt.settings, body.conversation, body.question, ask)
+
+
 def _document_rag(body: DocumentRagRequest) -> tuple[dict[str, Any], Starter]:
-    return {"doc_limit": body.doc_limit, "llm": body.llm}, lambda rt: rt.document_rag().ask(body.question)
+    return {"doc_limit": body.doc_limit, "llm": body.llm}, lambda rt: _turn(rt, body, rt.document_rag().ask)
 
 
 def _agent(body: AgentRequest) -> tuple[dict[str, Any], Starter]:
-    return {"max_iterations": body.max_iterations}, lambda rt: rt.ask_agent(body.question)
+    def start(rt: Runtime) -> AsyncIterator[Event]:
+        return _turn(rt, body, lambda q: rt.ask_agent(q, groups=body.group, state=body.state))
+
+    return {"max_iterations": body.max_iterations}, start
 
 
 RAG_SERVICES: dict[str, tuple[type[Any], Callable[[Any], tuple[dict[str, Any], Starter]]]] = {

@@ -48,6 +48,8 @@ class _Ask(BaseModel):
     model_config = ConfigDict(extra="forbid")
     collection: str = Field("default", pattern=NAME, examples=["demo"])
     question: str = Field(min_length=1, max_length=10_000, examples=["Who discovered polonium?"])
+    conversation: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}$", examples=["c1"],
+                                     description="ask as the next turn of this conversation (started when new)")
 
 
 class GraphRagRequest(_Ask):
@@ -70,6 +72,10 @@ class DocumentRagRequest(_Ask):
 
 class AgentRequest(_Ask):
     max_iterations: int | None = Field(None, ge=1, le=100)
+    group: list[str] | None = Field(None, max_length=50, examples=[["knowledge"]],
+                                    description="tool groups the agent may use (default: default; * for all)")
+    state: str | None = Field(None, max_length=100, examples=["undefined"],
+                              description="the agent's state: only tools applicable in it")
 
 
 class EventOut(BaseModel):

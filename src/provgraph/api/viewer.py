@@ -30,8 +30,8 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
 }
-PAGE_PATHS = ("/", "/login", "/ask", "/traces", "/traces/{sid:path}", "/documents", "/documents/{doc:path}",
-              "/explore", "/explore/{entity:path}")
+PAGE_PATHS = ("/", "/login", "/ask", "/traces", "/traces/{sid:path}", "/conversations", "/conversations/{cid:path}",
+              "/documents", "/documents/{doc:path}", "/explore", "/explore/{entity:path}")
 
 
 class _StaticFiles(StaticFiles):

@@ -54,6 +54,7 @@ LAZY: dict[str, tuple[str, str]] = {
     "communities": ("community_cmds", "Find the knowledge graph's communities, write their reports, list and show "
                                       "them."),
     "traces": ("traces_cmds", "List and show query traces (GraphRAG, Document RAG, agent)."),
+    "conversations": ("conversations_cmds", "List, show (as a thread) and delete conversations (--conversation ID)."),
     "agent": ("ask_cmds", "The ReAct agent: `agent -q QUESTION` answers, `agent tools` lists its tools."),
     "tokens": ("serve_cmds", "API tokens for provgraph serve: each acts as one user."),
 }

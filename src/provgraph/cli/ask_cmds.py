@@ -16,6 +16,7 @@ from rich.table import Table
 
 from provgraph.cli.common import (
     COLLECTION_OPTION,
+    CONVERSATION_OPTION,
     LLM_OPTION,
     NO_TRACE_OPTION,
     USER_OPTION,
@@ -27,7 +28,16 @@ from provgraph.cli.common import (
     stdout,
     traces_override,
 )
-from provgraph.cli.rag_cmds import OutputFormat, citation_lines, error_code, explain_lines, run_to_exit, source_line
+from provgraph.cli.rag_cmds import (
+    OutputFormat,
+    citation_lines,
+    error_code,
+    explain_lines,
+    run_to_exit,
+    source_line,
+    turn_line,
+)
+from provgraph.conversation.turn import ask_in
 from provgraph.cli.render import truncate
 from provgraph.events import (
     Action,
@@ -152,6 +162,8 @@ async def _drive(events: AsyncIterator[Event], *, fmt: OutputFormat, explain: Ex
             _citations(ev, out)
             for warning in ev.warnings:
                 err(f"warning: {warning}")
+            if ev.conversation is not None:
+                err(turn_line(ev))
     return code
 
 
@@ -182,6 +194,7 @@ def document_rag(
     doc_limit: int = typer.Option(None, "--doc-limit", min=1, help="Chunks retrieved (default from settings)."),
     llm: str = LLM_OPTION,
     no_trace: bool = NO_TRACE_OPTION,
+    conversation: str = CONVERSATION_OPTION,
 ) -> None:
     """Answer from the most similar chunks, citing them; extractive (cited sentences) without an LLM.
 
@@ -192,7 +205,8 @@ def document_rag(
     with open_runtime(settings) as rt:
         engine = rt.document_rag()
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
-        _run(lambda: engine.ask(question), rt, fmt=fmt, explain=printer, verbose=False, streaming=streaming)
+        _run(lambda: ask_in(rt.store, rt.llm, rt.settings, conversation, question, engine.ask), rt, fmt=fmt,
+             explain=printer, verbose=False, streaming=streaming)
 
 
 def _stderr(text: str) -> None:
@@ -210,6 +224,10 @@ def agent(
     max_iterations: int = typer.Option(None, "--max-iterations", min=1,
                                        help="Think/act/observe rounds at most (default from settings)."),
     no_trace: bool = NO_TRACE_OPTION,
+    conversation: str = CONVERSATION_OPTION,
+    group: list[str] = typer.Option(None, "--group", "-g", help="A tool group the agent may use (repeatable; "
+                                    "default: default, * for all; see `agent tools`)."),
+    state: str = typer.Option(None, "--state", help="The agent's state: only tools applicable in it."),
 ) -> None:
     """Answer with a ReAct agent over knowledge-query, document-query, text-completion and MCP tools.
 
@@ -228,7 +246,8 @@ def agent(
                              traces=traces_override(no_trace))
     parse_servers(settings.mcp_servers)  # a bad MCP configuration fails before the collection opens
     with open_runtime(settings) as rt:
-        events = rt.ask_agent(question)
+        events = ask_in(rt.store, rt.llm, rt.settings, conversation, question,
+                        lambda q: rt.ask_agent(q, groups=group or None, state=state))
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
         _run(lambda: events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
 

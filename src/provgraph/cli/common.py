@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # imported where used: `provgraph --help` loads neither setti
     from provgraph.layout import CollectionRef
     from provgraph.runtime import Runtime
 
-__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "not_served", "query_timeout", "timeout_message", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "traces_override"]
+__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "not_served", "query_timeout", "timeout_message", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "CONVERSATION_OPTION", "traces_override"]
 
 
 
@@ -66,6 +66,9 @@ USER_OPTION = typer.Option(None, "-U", "--user", help="User owning the collectio
 COLLECTION_OPTION = typer.Option(None, "-C", "--collection", help="Collection (default: default).")
 LLM_OPTION = typer.Option(None, "--llm", help="auto, none (the no-LLM mode), openai or local (default: auto).")
 NO_TRACE_OPTION = typer.Option(False, "--no-trace", help="Write no trace for this request (setting: traces).")
+CONVERSATION_OPTION = typer.Option(
+    None, "--conversation", metavar="ID",
+    help="Ask as the next turn of conversation ID (started when new; pronouns resolved with its history).")
 
 
 def traces_override(no_trace: bool) -> bool | None:

@@ -17,6 +17,7 @@ import typer
 from provgraph import errors
 from provgraph.cli.common import (
     COLLECTION_OPTION,
+    CONVERSATION_OPTION,
     LLM_OPTION,
     NO_TRACE_OPTION,
     USER_OPTION,
@@ -29,6 +30,7 @@ from provgraph.cli.common import (
     timeout_message,
     traces_override,
 )
+from provgraph.conversation.turn import ask_in
 from provgraph.explain.render_text import source_line as render_source_line
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
 from provgraph.models.base import ChatModel
@@ -42,7 +44,7 @@ from provgraph.store.base import QuadStore
 
 __all__ = [
     "register", "graph_rag", "explain_lines", "citation_lines", "source_line", "OutputFormat", "error_code",
-    "run_to_exit",
+    "run_to_exit", "turn_line",
 ]
 
 
@@ -100,6 +102,8 @@ def explain_lines(event: Explain, store: QuadStore) -> list[str]:
     quads = event.triples
     if event.step == "question":
         lines += [f"    Query: {_one_line(v)}" for v in _values(quads, TG.query)]
+        lines += [f"    Asked: {_one_line(v)}" for v in _values(quads, TG.originalQuery)]
+        lines += [f"    Turn: {v}" for v in _values(quads, TG.turn)]
     elif event.step == "grounding":
         lines.append(f"    Concepts: {', '.join(_values(quads, TG.concept))}")
     elif event.step == "exploration":
@@ -131,6 +135,11 @@ def citation_lines(sources: Sequence[Source], answer: str | None = None) -> list
     return [seen[m] for m in cited] + (more if rest else [])
 
 
+def turn_line(final: Final) -> str:
+    """The stderr line naming a conversation turn."""
+    return f"conversation {final.conversation}, turn {final.turn} (provgraph conversations show {final.conversation})"
+
+
 def error_code(event: ErrorMessage) -> int:
     """The exit code of the error class the stream reported (1 for anything else)."""
     cls = getattr(errors, event.type, None)
@@ -159,10 +168,10 @@ def run_to_exit(main: Callable[[], Awaitable[int]], llm: ChatModel | None) -> No
 
 
 async def _run(rt: Runtime, params: GraphRagParams, question: str, *, explainable: bool, streaming: bool,
-               fmt: OutputFormat) -> int:
+               fmt: OutputFormat, conversation: str | None = None) -> int:
     rag = rt.graph_rag(params)
     code = 0
-    async for event in rag.ask(question):
+    async for event in ask_in(rt.store, rt.llm, rt.settings, conversation, question, rag.ask):
         code = _show(event, rt.store, explainable=explainable, streaming=streaming, fmt=fmt)
     return code
 
@@ -183,6 +192,8 @@ def _show(event: Event, store: QuadStore, *, explainable: bool, streaming: bool,
     if isinstance(event, Final):
         for warning in event.warnings:
             echo(f"warning: {warning}", err=True)
+        if event.conversation is not None and fmt is OutputFormat.text:
+            echo(turn_line(event), err=True)
     if isinstance(event, ErrorMessage):
         if fmt is OutputFormat.text:
             echo(f"error: {event.message}", err=True)
@@ -207,6 +218,7 @@ def graph_rag(
     grounding: bool = typer.Option(False, "--grounding", help="Ask the LLM for the question's concepts first."),
     llm: str = LLM_OPTION,
     no_trace: bool = NO_TRACE_OPTION,
+    conversation: str = CONVERSATION_OPTION,
 ) -> None:
     """Answer a question from the knowledge graph; -x explains each step on stderr as it happens.
 
@@ -219,7 +231,8 @@ def graph_rag(
     )
     params = GraphRagParams.from_settings(settings, grounding=grounding)
     with open_runtime(settings) as rt:
-        run_to_exit(lambda: _run(rt, params, question, explainable=explainable, streaming=streaming, fmt=fmt), rt.llm)
+        run_to_exit(lambda: _run(rt, params, question, explainable=explainable, streaming=streaming, fmt=fmt,
+                                 conversation=conversation), rt.llm)
 
 
 def register(app: typer.Typer) -> None:

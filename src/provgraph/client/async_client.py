@@ -142,6 +142,20 @@ class AsyncClient:
         found = await self._call("DELETE", self._c("/traces"), params={"before": moment.isoformat()})
         return list(found["deleted"])
 
+    async def conversations(self) -> list[dict[str, Any]]:
+        """The collection's conversations, newest first."""
+        found: list[dict[str, Any]] = await self._call("GET", self._c("/conversations"))
+        return found
+
+    async def conversation(self, conversation: str) -> dict[str, Any]:
+        """A conversation as a thread: each turn's question, rewrite, answer, citations and trace id."""
+        found: dict[str, Any] = await self._call("GET", self._c(f"/conversations/{conversation}"))
+        return found
+
+    async def delete_conversation(self, conversation: str) -> int:
+        """Delete a conversation and its turns' traces; returns how many traces went."""
+        return len((await self._call("DELETE", self._c(f"/conversations/{conversation}")))["deleted"])
+
     async def backup(self, file: str | Path) -> dict[str, int]:
         """Write the collection's backup archive (what ``provgraph backup`` writes) to ``file``; returns its counts."""
         try:

@@ -118,6 +118,18 @@ class Client:
         """Import atomically; returns the quads imported."""
         return self._run(self._async.import_data(data, fmt))
 
+    def conversations(self) -> list[dict[str, Any]]:
+        """The collection's conversations, newest first."""
+        return self._run(self._async.conversations())
+
+    def conversation(self, conversation: str) -> dict[str, Any]:
+        """A conversation as a thread."""
+        return self._run(self._async.conversation(conversation))
+
+    def delete_conversation(self, conversation: str) -> int:
+        """Delete a conversation and its turns' traces; returns how many traces went."""
+        return self._run(self._async.delete_conversation(conversation))
+
     def stream_graph_rag(self, question: str, **limits: Any) -> Iterator[Event]:
         """GraphRAG events as the server writes them."""
         return self._iterate(self._async.stream_graph_rag(question, **limits))

@@ -75,7 +75,8 @@ def event_from_json(m: dict[str, Any]) -> Event:
                      sources=tuple(_source(s) for s in m.get("sources", [])),
                      usage=Usage(input_tokens=u.get("input_tokens", 0), output_tokens=u.get("output_tokens", 0),
                                  llm_calls=u.get("llm_calls", 0), models=tuple(u.get("models", ()))),
-                     warnings=tuple(m.get("warnings", ())), end_of_dialog=m.get("end_of_dialog", False))
+                     warnings=tuple(m.get("warnings", ())), end_of_dialog=m.get("end_of_dialog", False),
+                     conversation=(m.get("conversation") or {}).get("id"), turn=(m.get("conversation") or {}).get("turn"))
     if kind == "error":
         return ErrorMessage(type=m["error"]["type"], message=m["error"]["message"], session_id=m.get("session_id", ""))
     raise InputError(f"unknown message type {kind!r}")

@@ -14,6 +14,7 @@ Iri(value='urn:trustgraph:question:abc')
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable
 
@@ -51,6 +52,8 @@ __all__ = [
     "agent_conclusion_iri",
     "agent_answer_iri",
     "session_id_of",
+    "conversation_iri",
+    "check_conversation_id",
 ]
 
 # Fixed namespace for provgraph's UUIDv5s; changing it changes every derived ID.
@@ -237,3 +240,19 @@ def chunk_selection_iri(exploration: Iri, rank: int) -> Iri:
 def retraction_iri(document: Iri, at: str) -> Iri:
     """The retraction of ``document`` at ``at`` (an ISO time): deterministic for both."""
     return Iri(f"urn:provgraph:retraction:{stable_uuid('retraction', document.value, at)}")
+
+
+_CONVERSATION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}$")
+
+
+def check_conversation_id(cid: str) -> str:
+    """A conversation ID as given (a client may choose its own): 1-128 letters, digits, ``._:-``."""
+    if not isinstance(cid, str) or not _CONVERSATION_ID.match(cid):
+        raise InputError(f"bad conversation ID {cid!r}: use 1-128 letters, digits, '.', '_', ':' or '-', "
+                         "starting with a letter or digit")
+    return cid
+
+
+def conversation_iri(cid: str) -> Iri:
+    """A conversation: the turns (questions) asked under one ID."""
+    return Iri("urn:trustgraph:conversation:" + encode_segment(check_conversation_id(cid)))

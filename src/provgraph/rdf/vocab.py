@@ -119,6 +119,9 @@ TG = Namespace(
         "ReportSelection", "level", "parentCommunity", "memberEntity", "memberFact", "memberCount", "factCount",
         "community", "report", "finding", "citesFact", "summary", "algorithm", "resolution", "seed",
         "maxCommunitySize", "knowledgeGeneration", "stale", "staleBecause", "reportCount", "reportSelection",
+        # conversations (docs/trace-format.md, "Conversations") and agent tool groups
+        "Conversation", "conversation", "conversationId", "turn", "previousTurn", "originalQuery",
+        "rewriteMethod", "contextEntity", "historyTurns", "allowedTool", "toolGroup",
     ],
 )
 

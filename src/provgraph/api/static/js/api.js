@@ -68,6 +68,8 @@ export const api = {
   record: (collection, id) => getJson(`/collections/${seg(collection)}/records/${seg(id)}`),
   traces: (collection) => getJson(`/collections/${seg(collection)}/traces`, { all: "true" }),
   trace: (collection, sid) => getJson(`/collections/${seg(collection)}/traces/${seg(sid)}`, { provenance: "true" }),
+  conversations: (collection) => getJson(`/collections/${seg(collection)}/conversations`),
+  conversation: (collection, id) => getJson(`/collections/${seg(collection)}/conversations/${seg(id)}`),
   sparql: (collection, query) => postJson(`/collections/${seg(collection)}/sparql`, { query }),
   entities: (collection, q, limit = 20) => getJson(`/collections/${seg(collection)}/entities`, { q, limit }),
   entity: (collection, iri) => getJson(`/collections/${seg(collection)}/entities/${seg(iri)}`),

@@ -3,6 +3,7 @@
 import { ApiError, api, session } from "./api.js";
 import { h, link, notice, problem, setContent } from "./dom.js";
 import { askPage } from "./pages/ask.js";
+import { conversationsPage } from "./pages/conversations.js";
 import { documentPage } from "./pages/document.js";
 import { documentsPage } from "./pages/documents.js";
 import { explorePage } from "./pages/explore.js";
@@ -14,11 +15,13 @@ const ROUTES = [
   [/^\/(?:ask)?$/, "Ask", askPage],
   [/^\/traces$/, "Traces", tracesPage],
   [/^\/traces\/(.+)$/, "Trace", tracePage],
+  [/^\/conversations(?:\/(.+))?$/, "Conversations", conversationsPage],
   [/^\/documents$/, "Documents", documentsPage],
   [/^\/documents\/(.+)$/, "Document", documentPage],
   [/^\/explore(?:\/(.+))?$/, "Explore", explorePage],
 ];
-const NAV = [["/", "Ask"], ["/traces", "Traces"], ["/documents", "Documents"], ["/explore", "Explore"]];
+const NAV = [["/", "Ask"], ["/traces", "Traces"], ["/conversations", "Conversations"], ["/documents", "Documents"],
+  ["/explore", "Explore"]];
 const SECTION = { Trace: "Traces", Document: "Documents" }; // a page's place in the top bar
 
 function topBar(collections, current, title) {
