@@ -78,7 +78,8 @@ def _extras(app: FastAPI, state: ServerState) -> None:
     """Routes that live in their own modules and may be absent while being built."""
     import importlib
 
-    for name in ("routes_jobs", "socket", "remote", "routes_records", "viewer", "routes_backup", "routes_explore", "routes_loads"):
+    for name in ("routes_jobs", "socket", "remote", "routes_records", "viewer", "routes_backup", "routes_explore", "routes_loads",
+                 "routes_openai"):
         try:
             module = importlib.import_module(f"provgraph.api.{name}")
         except ModuleNotFoundError as exc:

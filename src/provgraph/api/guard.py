@@ -42,7 +42,7 @@ class Guard:
         self.state = state
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] not in ("http", "websocket") or not scope["path"].startswith("/api/v1") \
+        if scope["type"] not in ("http", "websocket") or not scope["path"].startswith(("/api/v1", "/v1/")) \
                 or scope["path"] in _OPEN:
             await self.app(scope, receive, send)
             return

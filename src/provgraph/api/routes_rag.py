@@ -28,7 +28,7 @@ from provgraph.explain.neutralise import escape_json
 from provgraph.retrieval.graph_rag import GraphRagParams
 from provgraph.runtime import Runtime
 
-__all__ = ["router", "query_messages", "RAG_SERVICES"]
+__all__ = ["router", "query_messages", "RAG_SERVICES", "message_status", "sse"]
 
 router = APIRouter(responses=ERRORS, tags=["query"])
 _STREAM: dict[int | str, dict[str, Any]] = {200: {"model": RagResponse, "content": {"text/event-stream": {"schema": {"type": "string"}}},
@@ -112,7 +112,17 @@ async def query_messages(request_state: Any, settings: Settings, start: Starter,
         yield _error(type(exc).__name__, one_line(exc))
 
 
-def _sse(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+def message_status(detail: dict[str, str]) -> int:
+    """The HTTP status of a stream's error message (``{"type", "message"}``)."""
+    from provgraph import errors
+
+    cls = getattr(errors, detail["type"], None)
+    if detail["type"] == "Timeout":
+        return 408
+    return status_for(cls(detail["message"])) if isinstance(cls, type) and issubclass(cls, ProvgraphError) else 500
+
+
+def sse(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
     async def frames() -> AsyncIterator[bytes]:
         async for message in messages:
             yield b"data: " + escape_json(json.dumps(message, ensure_ascii=False)).encode("utf-8") + b"\n\n"
@@ -127,7 +137,7 @@ async def _answer(request: Request, service: str, body: Any) -> Any:
     engine = [0.0]
     messages = query_messages(state, settings, start, engine)
     if "text/event-stream" in request.headers.get("accept", ""):
-        return StreamingResponse(_sse(messages), media_type="text/event-stream",
+        return StreamingResponse(sse(messages), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     events = [m async for m in messages]
     timing = {"Server-Timing": f"query;dur={engine[0] * 1000:.3f};desc=\"the query's own steps\""}
@@ -135,13 +145,8 @@ async def _answer(request: Request, service: str, body: Any) -> Any:
     steps = [m for m in events if m["message_type"] == "explain"]
     if last["message_type"] == "error":
         detail = last["error"]
-        from provgraph import errors
-
-        cls = getattr(errors, detail["type"], None)
-        status = 408 if detail["type"] == "Timeout" else (
-            status_for(cls(detail["message"])) if isinstance(cls, type) and issubclass(cls, ProvgraphError) else 500)
-        return JSONResponse({**error_body(detail["type"], detail["message"]), "steps": steps}, status_code=status,
-                            headers=timing)
+        return JSONResponse({**error_body(detail["type"], detail["message"]), "steps": steps},
+                            status_code=message_status(detail), headers=timing)
     return JSONResponse({"final": last, "steps": steps}, headers=timing)  # the wire form: no second validation
 
 

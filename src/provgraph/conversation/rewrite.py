@@ -14,14 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from provgraph.conversation.history import Turn
+from typing import Any, Protocol
 from provgraph.errors import ModelError
 from provgraph.extract.nlp_entities import candidates, lowercase_words
 from provgraph.models.base import ChatModel, Usage, assistant, system, user
 
-__all__ = ["Rewrite", "rewrite_with_entities", "rewrite_with_llm", "history_window", "REWRITE_SCHEMA"]
+__all__ = ["Exchange", "Said", "Rewrite", "rewrite_with_entities", "rewrite_with_llm", "history_window", "REWRITE_SCHEMA"]
 
 REWRITE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -33,6 +31,29 @@ _PRONOUN = re.compile(r"\b(she|he|her|him|his|hers|it|its|they|them|their)\b", r
 _POSSESSIVE = {"his", "its", "their", "hers"}
 _MARKER = re.compile(r"\s*\[\d+\]")
 _CHARS_PER_TOKEN = 4
+
+
+class Exchange(Protocol):
+    """One earlier turn as the rewrite reads it: a stored :class:`~provgraph.conversation.history.Turn`,
+    or a :class:`Said` from a client's message history."""
+
+    @property
+    def query(self) -> str: ...
+
+    @property
+    def answer(self) -> str: ...
+
+    @property
+    def entities(self) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A question and its answer from a client's message history (e.g. an OpenAI chat request)."""
+
+    query: str
+    answer: str
+    entities: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +74,7 @@ def _names(text: str) -> list[str]:
     return list(dict.fromkeys(c.label for c in found if c.named))
 
 
-def _referent(previous: Turn) -> str | None:
+def _referent(previous: Exchange) -> str | None:
     if previous.entities:
         return previous.entities[0]
     asked = previous.query.casefold()
@@ -62,7 +83,7 @@ def _referent(previous: Turn) -> str | None:
     return names[0] if names else None
 
 
-def rewrite_with_entities(question: str, history: Sequence[Turn]) -> Rewrite:
+def rewrite_with_entities(question: str, history: Sequence[Exchange]) -> Rewrite:
     """Pronouns replaced by the previous turn's name (see the module docstring); no pronoun, no rewrite."""
     if not history or not _PRONOUN.search(question):
         return Rewrite(question, "none")
@@ -79,9 +100,9 @@ def rewrite_with_entities(question: str, history: Sequence[Turn]) -> Rewrite:
     return Rewrite(_PRONOUN.sub(replace, question), "entities", (name,))
 
 
-def history_window(history: Sequence[Turn], *, turns: int, tokens: int) -> list[Turn]:
+def history_window(history: Sequence[Exchange], *, turns: int, tokens: int) -> list[Exchange]:
     """The last turns that fit: at most ``turns``, newest kept first, at most ``tokens`` (estimated) in all."""
-    kept: list[Turn] = []
+    kept: list[Exchange] = []
     budget = tokens * _CHARS_PER_TOKEN
     for turn in reversed(list(history)[-turns:] if turns > 0 else []):
         size = len(turn.query) + len(turn.answer)
@@ -92,7 +113,7 @@ def history_window(history: Sequence[Turn], *, turns: int, tokens: int) -> list[
     return kept[::-1]
 
 
-async def rewrite_with_llm(llm: ChatModel, question: str, history: Sequence[Turn]) -> Rewrite:
+async def rewrite_with_llm(llm: ChatModel, question: str, history: Sequence[Exchange]) -> Rewrite:
     """The question rewritten by the model to stand alone; falls back to names on a model error."""
     if not history:
         return Rewrite(question, "none")

@@ -18,7 +18,7 @@ from provgraph.provenance.common import LlmCall, Quads, llm_call_quads
 from provgraph.rdf.terms import Iri, Literal, Quad
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PROV, RDFS, TG
 
-__all__ = ["TurnLink", "conversation_quads", "turn_quads", "REWRITE_METHODS"]
+__all__ = ["TurnLink", "conversation_quads", "turn_quads", "rewrite_quads", "allowed_tool_quads", "REWRITE_METHODS"]
 
 G = GRAPH_RETRIEVAL
 REWRITE_METHODS = ("none", "llm", "entities")
@@ -46,13 +46,19 @@ def conversation_quads(conversation: Iri, *, cid: str, started: datetime) -> lis
 
 def turn_quads(question: Iri, *, conversation: Iri, turn: int, query: str, link: TurnLink) -> list[Quad]:
     """The statements that make ``question`` turn ``turn`` (1-based) of ``conversation``."""
-    if link.method not in REWRITE_METHODS:
-        raise ValueError(f"unknown rewrite method {link.method!r}")
     q = Quads(G).add(question, TG.conversation, conversation).integer(question, TG.turn, turn)
     if link.previous is not None:
         q.add(question, TG.previousTurn, link.previous)
     if link.previous_answer is not None:
         q.add(question, PROV.used, link.previous_answer)
+    return q.items + rewrite_quads(question, query=query, link=link)
+
+
+def rewrite_quads(question: Iri, *, query: str, link: TurnLink) -> list[Quad]:
+    """How ``question`` was rewritten (also for a client's own history, with no stored conversation)."""
+    if link.method not in REWRITE_METHODS:
+        raise ValueError(f"unknown rewrite method {link.method!r}")
+    q = Quads(G)
     if link.asked != query:
         q.text(question, TG.originalQuery, link.asked)
     q.text(question, TG.rewriteMethod, link.method)
