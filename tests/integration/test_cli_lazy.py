@@ -22,7 +22,7 @@ def _eager_group() -> typer.core.TyperGroup:
     eager.callback()(lambda: None)
     for module in ("store_cmds", "config_cmd", "ingest_cmds", "worker_cmds", "documents_cmds", "rag_cmds", "community_cmds",
                    "traces_cmds",
-                   "ask_cmds", "integrity_cmds", "serve_cmds"):
+                   "ask_cmds", "integrity_cmds", "serve_cmds", "conversations_cmds", "mcp_cmds"):
         __import__(f"provgraph.cli.{module}", fromlist=["register"]).register(eager)
     return typer.main.get_group(eager)
 

@@ -48,15 +48,16 @@ LAZY: dict[str, tuple[str, str]] = {
                                   "collection)."),
     "serve": ("serve_cmds", "Serve the HTTP API (/api/v1, OpenAPI at /api/v1/openapi.json); this process owns the "
                             "stores."),
+    "mcp": ("mcp_cmds", "Serve MCP tools (graph_rag, document_rag, traces_show, documents_list) to MCP clients."),
     "collections": ("store_cmds", "List, create and drop collections."),
     "config": ("config_cmd", "Inspect configuration."),
     "documents": ("documents_cmds", "List, show and remove loaded documents."),
     "communities": ("community_cmds", "Find the knowledge graph's communities, write their reports, list and show "
                                       "them."),
     "traces": ("traces_cmds", "List and show query traces (GraphRAG, Document RAG, agent)."),
-    "conversations": ("conversations_cmds", "List, show (as a thread) and delete conversations (--conversation ID)."),
     "agent": ("ask_cmds", "The ReAct agent: `agent -q QUESTION` answers, `agent tools` lists its tools."),
     "tokens": ("serve_cmds", "API tokens for provgraph serve: each acts as one user."),
+    "conversations": ("conversations_cmds", "Conversations: the turns asked with --conversation ID, each with its trace."),
 }
 _BUILT: dict[str, dict[str, Any]] = {}  # module -> its click commands, by name
 

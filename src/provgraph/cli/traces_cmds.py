@@ -56,7 +56,7 @@ def traces_list(
 @traces_app.command("show")
 def traces_show(
     ctx: typer.Context,
-    trace_id: str = typer.Argument(..., metavar="ID", help="Session ID or question IRI (from traces list)."),
+    trace_id: str = typer.Argument(..., metavar="ID", help="Session ID, question IRI or the IRI of any step of the trace."),
     collection: str = COLLECTION_OPTION,
     user: str = USER_OPTION,
     show_provenance: bool = typer.Option(

@@ -18,7 +18,7 @@ from provgraph.explain.model import Trace, TraceSummary
 from provgraph.librarian.base import Librarian
 from provgraph.rdf.ids import agent_question_iri, docrag_question_iri, question_iri
 from provgraph.rdf.terms import Iri, Term, TripleTerm
-from provgraph.rdf.vocab import TG
+from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PROV, RDF, TG
 from provgraph.retrieval.evidence import with_evidence
 from provgraph.retrieval.sources import chunk_sources, edge_sources
 from provgraph.store.base import QuadStore
@@ -75,8 +75,29 @@ def resolve_question(store: QuadStore, id_or_sid: str) -> Iri:
             if trace_type(row.question, [row.kind] if row.kind is not None else []) is not None:
                 found.append((row.parent is not None, candidates.index(row.question), row.question))
     if not found:
+        step = _question_of_step(store, candidates)
+        if step is not None:
+            return step
         raise NotFound(f"no trace {id_or_sid!r} in collection {store.name} (list them with: provgraph traces list)")
     return min(found)[2]
+
+
+_PARTS = (TG.selectedEdge, TG.chunkSelection, TG.citation)
+
+
+def _question_of_step(store: QuadStore, candidates: list[Iri]) -> Iri | None:
+    """The question a step IRI (exploration, focus, synthesis, analysis…) or a step's part (edge selection,
+    chunk selection, citation) belongs to; None when the IRI is neither."""
+    if len(candidates) != 1:
+        return None
+    node = candidates[0]
+    steps = [node] + [q.s for p in _PARTS for q in store.match(None, p, node, g=GRAPH_RETRIEVAL)
+                      if isinstance(q.s, Iri)]
+    for step in steps:
+        for q in store.match(step, PROV.wasGeneratedBy, None, g=GRAPH_RETRIEVAL):
+            if isinstance(q.o, Iri) and store.count(q.o, RDF.type, TG.Question, g=GRAPH_RETRIEVAL):
+                return q.o
+    return None
 
 
 def load_trace(
