@@ -78,7 +78,7 @@ class ProvgraphMcp:
 
     async def _answer(self, rt: Runtime, question: str, conversation: str | None,
                       ask: Callable[[str], AsyncIterator[Event]]) -> dict[str, Any]:
-        answer = await collect_answer(ask_in(rt.sparql_store, rt.llm, rt.settings, conversation, question, ask))
+        answer = await collect_answer(ask_in(rt.store, rt.llm, rt.settings, conversation, question, ask))
         cited = [s for s in answer.sources if s.marker and s.marker in answer.text] or list(answer.sources)
         return {"answer": answer.text, "session_id": answer.session_id, "collection": rt.settings.collection,
                 "sources": to_json(Final(session_id=answer.session_id, answer="", sources=tuple(cited)))["sources"],

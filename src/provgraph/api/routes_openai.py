@@ -99,8 +99,8 @@ def _starter(mode: str, body: ChatRequest, history: list[Said], question: str) -
         else:
             ask = rt.ask_agent
         if body.conversation is not None:
-            return ask_in(rt.sparql_store, rt.llm, rt.settings, body.conversation, question, ask)
-        return ask_with_history(rt.sparql_store, rt.llm, rt.settings, history, question, ask)
+            return ask_in(rt.store, rt.llm, rt.settings, body.conversation, question, ask)
+        return ask_with_history(rt.store, rt.llm, rt.settings, history, question, ask)
 
     return start
 
