@@ -36,6 +36,7 @@ OWNER, OTHER = "default", "mallory"
 Q = "Who discovered polonium?"
 ENTITY = "urn:provgraph:entity:marie%20curie"
 NOTE = "Irène Joliot-Curie won the Nobel Prize in Chemistry in 1935.\n"
+TALK = "owners-talk"  # the owner's conversation
 
 
 def seg(text: str) -> str:
@@ -75,7 +76,7 @@ class Owner:
     documents: list[str] = field(default_factory=list)
 
     def markers(self) -> list[str]:
-        return [self.chunk, self.trace, self.job, *self.documents]
+        return [self.chunk, self.trace, self.job, TALK, *self.documents]
 
 
 @dataclass
@@ -109,7 +110,7 @@ def users(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Itera
             job = a.post(f"/collections/{COLLECTION}/documents", files=[("files", ("note.txt", NOTE.encode()))],
                          data={"extractors": "cooccurrence"}).json()
             assert wait_job(a, job["id"])["status"] == "done"
-            asked = a.post("/graph-rag", json={"collection": COLLECTION, "question": Q}).json()
+            asked = a.post("/graph-rag", json={"collection": COLLECTION, "question": Q, "conversation": TALK}).json()
             doc = corpus_files()[0].name
             tree = a.get(f"/collections/{COLLECTION}/provenance/{doc}").json()
             chunks = [c for part in tree.get("parts", []) for c in part["chunks"]] + tree.get("chunks", [])
@@ -202,6 +203,11 @@ def imported_into_hers(r: httpx.Response, u: Users) -> None:
     assert r.status_code == 200 and r.json()["collection"] == f"{OTHER}/{COLLECTION}", r.text
 
 
+def her_models(r: httpx.Response, u: Users) -> None:
+    assert r.status_code == 200, r.text
+    assert {m["id"].split(":")[1] for m in r.json()["data"]} == {COLLECTION}, r.text  # her own collection's
+
+
 def sparql_sees_nothing(r: httpx.Response, u: Users) -> None:
     assert r.status_code == 200 and r.json()["results"]["bindings"] == [], r.text
 
@@ -242,6 +248,12 @@ ASK: dict[tuple[str, str], Ask] = {
                                    json=lambda o: {"collection": COLLECTION, "question": Q}),
     ("POST", "/api/v1/cli"): Ask(her_cli, json=lambda o: {
         "argv": ["documents", "list", "-C", COLLECTION, "-U", OWNER, "--format", "json"]}),
+    ("GET", f"{C}/conversations"): Ask(empty_list),
+    ("GET", f"{C}/conversations/{{conversation}}"): Ask("missing"),
+    ("DELETE", f"{C}/conversations/{{conversation}}"): Ask("missing"),
+    ("GET", "/v1/models"): Ask(her_models),
+    ("POST", "/v1/chat/completions"): Ask(answered_without_the_owners_data, json=lambda o: {
+        "model": f"provgraph:{COLLECTION}:graph-rag", "messages": [{"role": "user", "content": Q}]}),
     ("GET", "/api/v1/jobs"): Ask(empty_list),
     ("GET", "/api/v1/jobs/{job_id}"): Ask("missing"),
     ("POST", "/api/v1/jobs/{job_id}/retry"): Ask("missing"),
@@ -252,13 +264,13 @@ ASK: dict[tuple[str, str], Ask] = {
     ("DELETE", f"{C}"): Ask(dropped_hers),
 }
 WS = ("WS", "/api/v1/socket")
-VIEWER = {"/", "/login", "/ask", "/traces", "/traces/{sid:path}", "/documents", "/documents/{doc:path}", "/explore",
+VIEWER = {"/", "/login", "/ask", "/traces", "/traces/{sid:path}", "/conversations", "/conversations/{cid:path}", "/documents", "/documents/{doc:path}", "/explore",
           "/explore/{entity:path}"}
 
 
 def fill(path: str, o: Owner, *, restore_into: str = "restored") -> str:
     values = {"collection": COLLECTION, "document": o.document, "record_id": seg(o.chunk), "entity": seg(ENTITY),
-              "trace_id": o.trace, "job_id": o.job}
+              "trace_id": o.trace, "job_id": o.job, "conversation": TALK}
     if path.endswith("/restore"):
         values["collection"] = restore_into
     for name, value in values.items():
@@ -281,7 +293,8 @@ def test_another_users_token_gets_nothing_of_the_owners_on_every_route(users: Us
         assert users.owner.get(owner_only).status_code == 200, owner_only  # the ids are real
     for (method, template), ask in ASK.items():
         path = fill(template, o)
-        r = users.other.request(method, path, params=ask.params(o), headers=ask.headers,
+        url = users.server.url + path if path.startswith("/v1/") else path  # OpenAI's routes are beside /api/v1
+        r = users.other.request(method, url, params=ask.params(o), headers=ask.headers,
                                 json=ask.json(o) if ask.json else None,
                                 content=ask.content(o) if ask.content else None,
                                 files=ask.files(o) if ask.files else None)
@@ -296,6 +309,7 @@ def test_another_users_token_gets_nothing_of_the_owners_on_every_route(users: Us
     # the owner's data is all there, unchanged
     assert [d["id"] for d in users.owner.get(f"/collections/{COLLECTION}/documents").json()] == o.documents
     assert users.owner.get(f"/collections/{COLLECTION}/traces/{o.trace}").status_code == 200
+    assert users.owner.get(f"/collections/{COLLECTION}/conversations/{TALK}").json()["turns"][0]["session_id"] == o.trace
     assert users.owner.get(f"/jobs/{o.job}").json()["status"] == "done"
     counted = users.owner.get(f"/collections/{COLLECTION}/backup")
     assert json.loads(counted.headers["X-Provgraph-Counts"])["quads"] >= o.quads  # her import went to her own
