@@ -377,14 +377,11 @@ class Runtime:
                            doc_limit=self.settings.doc_limit, trace=self.settings.traces,
                            retriever=self.retriever(), question_deadline=self.settings.question_deadline)
 
-    def ask_agent(self, question: str, *, groups: Sequence[str] | None = None,
-                  state: str | None = None) -> AsyncIterator[Event]:
-        """The ReAct agent's events on ``question`` (built-in tools plus the settings' MCP servers), with
-        the tools of the request's ``groups`` in ``state`` (agent/groups.py).
-
-        Raises :class:`ConfigError` at once when no LLM is configured.
-        """
-        from provgraph.agent.groups import select_tools
+    def ask_agent(self, question: str, *, groups: Sequence[str] | None = None, state: str | None = None
+                  ) -> AsyncIterator[Event]:
+        """The ReAct agent's events on ``question``: the built-in and MCP tools of ``groups`` in ``state``
+        (agent/groups.py). Raises :class:`ConfigError` at once when no LLM is configured."""
+        from provgraph.agent.groups import request_tools
         from provgraph.agent.mcp import McpTools, parse_servers
         from provgraph.agent.react import NO_LLM_MESSAGE, Agent
         from provgraph.agent.tools import TextCompletionTool, Tool, document_query, knowledge_query
@@ -398,13 +395,10 @@ class Runtime:
 
         async def events() -> AsyncIterator[Event]:
             async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
-                tools = select_tools([*builtin, *mcp.tools], groups, state, self.settings.agent_tools,
-                                     mcp_names=[t.spec.name for t in mcp.tools])
-                restricted = (list(groups or ["default"]), state) if groups or state else None
+                tools, restricted = request_tools(builtin, mcp.tools, groups, state, self.settings.agent_tools)
                 runner = Agent(self.store, self.librarian, llm, tools, restricted=restricted,
-                               max_iterations=self.settings.max_iterations,
-                               deadline=self.settings.agent_deadline, collection=self.settings.collection,
-                               trace=self.settings.traces)
+                               max_iterations=self.settings.max_iterations, deadline=self.settings.agent_deadline,
+                               collection=self.settings.collection, trace=self.settings.traces)
                 async for ev in runner.ask(question):
                     yield ev
 

@@ -20,7 +20,7 @@ from typing import Any
 from provgraph.agent.tools import Tool
 from provgraph.errors import ConfigError, InputError
 
-__all__ = ["BUILTIN_GROUPS", "tool_groups", "select_tools", "DEFAULT_STATE"]
+__all__ = ["BUILTIN_GROUPS", "tool_groups", "select_tools", "request_tools", "DEFAULT_STATE"]
 
 DEFAULT_GROUP = "default"
 DEFAULT_STATE = "undefined"
@@ -67,3 +67,10 @@ def select_tools(tools: Sequence[Tool], requested: Sequence[str] | None, state: 
     if not chosen:
         raise InputError(f"no agent tool is in group(s) {', '.join(wanted)} in state {here!r}")
     return chosen
+
+
+def request_tools(builtin: Sequence[Tool], mcp: Sequence[Tool], groups: Sequence[str] | None, state: str | None,
+                  overrides: Mapping[str, Any]) -> tuple[list[Tool], tuple[list[str], str | None] | None]:
+    """The tools of one agent request, and the groups and state to record (None: the request named neither)."""
+    tools = select_tools([*builtin, *mcp], groups, state, overrides, mcp_names=[t.spec.name for t in mcp])
+    return tools, ((list(groups or [DEFAULT_GROUP]), state) if groups or state else None)
