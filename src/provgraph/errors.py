@@ -19,6 +19,9 @@ Messages name the thing and the fix. ``cli/`` maps these to exit codes in one pl
 from __future__ import annotations
 
 __all__ = [
+    "NO_SPACE_ADVICE",
+    "out_of_space",
+    "failure_advice",
     "ProvgraphError",
     "Retryable",
     "ConfigError",
@@ -89,3 +92,19 @@ class MalformedOutput(ModelError):
     def __init__(self, message: str, raw: str = "") -> None:
         super().__init__(message)
         self.raw = raw
+
+
+NO_SPACE_ADVICE = "the disk is full: free some space, then run the command again"
+
+
+def out_of_space(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk (or the user's quota) is full: RocksDB's, SQLite's and the OS's wordings."""
+    text = str(exc).lower()
+    return getattr(exc, "errno", None) in (28, 122) or any(
+        words in text for words in ("no space left", "disk is full", "disk quota exceeded", "out of space"))
+
+
+def failure_advice(exc: BaseException, otherwise: str) -> str:
+    """What to do about a store that cannot be opened or read: free space when the disk is full (a backup
+    would not help and restoring one needs space too), else ``otherwise``."""
+    return NO_SPACE_ADVICE if out_of_space(exc) else otherwise

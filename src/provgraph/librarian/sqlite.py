@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from provgraph.errors import InputError, NotFound, StoreError, StoreUnavailable
+from provgraph.errors import NO_SPACE_ADVICE, InputError, NotFound, StoreError, StoreUnavailable, out_of_space
 from provgraph.librarian import completions
 from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
 from provgraph.librarian.blobs import INLINE_LIMIT, BlobStore
@@ -84,7 +84,8 @@ class SqliteLibrarian:
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise StoreUnavailable(f"librarian: {self.path} is busy ({doing}): {exc}; try again") from exc
-            raise StoreError(f"librarian: {doing} failed in {self.path}: {exc}") from exc
+            advice = f": {NO_SPACE_ADVICE}" if out_of_space(exc) else ""
+            raise StoreError(f"librarian: {doing} failed in {self.path}: {exc}{advice}") from exc
         except sqlite3.DatabaseError as exc:
             advice = ": restore a backup (provgraph restore FILE)" if "malformed" in str(exc) else ""
             raise StoreError(f"librarian: {doing} failed in {self.path / DB_NAME}: {exc}{advice}") from exc

@@ -15,7 +15,7 @@ from typing import BinaryIO
 
 import pyoxigraph as ox
 
-from provgraph.errors import QueryError, StoreError, StoreUnavailable
+from provgraph.errors import NO_SPACE_ADVICE, QueryError, StoreError, StoreUnavailable, failure_advice, out_of_space
 from provgraph.rdf.nesting import CheckedReader, check_query
 from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quads_to_ox, to_ox
 from provgraph.rdf.terms import Iri, Quad, Subject, Term
@@ -65,6 +65,8 @@ _DAMAGED = ": the store's files are damaged: restore a backup (provgraph restore
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     line = text.splitlines()[0] if text else type(exc).__name__
+    if out_of_space(exc):
+        return f"{line}: {NO_SPACE_ADVICE}" if NO_SPACE_ADVICE not in line else line
     return line + _DAMAGED if "Corruption:" in line and "restore a backup" not in line else line
 
 
@@ -111,8 +113,9 @@ class OxigraphStore(SparqlQueries):
                 raise StoreUnavailable(
                     f"collection {name}: the store at {path} is open in another provgraph process ({exc})"
                 ) from exc
-            raise StoreError(f"collection {name}: cannot open the store at {path}: {_first_line(exc).removesuffix(_DAMAGED)}: restore a "
-                             "backup (provgraph restore FILE); nothing was changed") from exc
+            advice = failure_advice(exc, "restore a backup (provgraph restore FILE); nothing was changed")
+            raise StoreError(f"collection {name}: cannot open the store at {path}: "
+                             f"{_first_line(exc).removesuffix(_DAMAGED)}: {advice}") from exc
 
     # -- writes ---------------------------------------------------------------------------------
     def _written(self, quads: list[Quad] | None) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from provgraph.errors import IndexError_
+from provgraph.errors import IndexError_, failure_advice, out_of_space
 from provgraph.vectors.base import matches
 from provgraph.vectors.payloads import appended, copy_flat, copy_payload, dump, extended, is_flat, list_items
 from provgraph.vectors.postings import Postings
@@ -74,8 +74,8 @@ class RecordTable:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.Error as exc:
             raise IndexError_(
-                f"vector index file {folder / 'records.sqlite'} cannot be read ({exc}): restore a backup,"
-                " or move it aside and run: provgraph check --repair"
+                f"vector index file {folder / 'records.sqlite'} cannot be read ({exc}): " + failure_advice(
+                    exc, "restore a backup, or move it aside and run: provgraph check --repair")
             ) from exc
         if not meta:
             meta = {"model": model, "dimension": str(dimension), "generation": "0", "next_key": "1"}
@@ -100,8 +100,8 @@ class RecordTable:
         except (sqlite3.Error, ValueError, KeyError) as exc:
             self._db.close()
             raise IndexError_(
-                f"vector index file {folder / 'records.sqlite'} is damaged ({exc}): restore a backup,"
-                " or move it aside and run: provgraph check --repair"
+                f"vector index file {folder / 'records.sqlite'} {'cannot be read' if out_of_space(exc) else 'is damaged'} "
+                f"({exc}): " + failure_advice(exc, "restore a backup, or move it aside and run: provgraph check --repair")
             ) from exc
 
     # -- reading -----------------------------------------------------------------------------------
