@@ -215,3 +215,28 @@ def test_cli_global_rag_streams_the_steps_and_the_cited_answer(mixed: Settings) 
     assert final["end_of_session"] and final["sources"]
     text = run("global-rag", "-q", THEMES, "-C", "mixed", "-x")
     assert text.code == 0 and "[map]" in text.err and "Reports scored:" in text.err and "[1]" in text.out
+
+
+def test_traces_show_walks_a_global_answer_down_to_page_and_offsets(mixed: Settings) -> None:
+    with Runtime(mixed) as rt:
+        final = _ask(rt.global_rag(), THEMES)[-1]
+        assert isinstance(final, Final)
+    listed = json.loads(run("traces", "list", "-C", "mixed", "-f", "json").out)
+    assert [(t["session_id"], t["type"]) for t in listed] == [(final.session_id, "Global")]
+    shown = json.loads(run("traces", "show", final.session_id, "-C", "mixed", "-f", "json").out)
+    assert shown["type"] == "Global" and shown["answer"] == final.answer and not shown["stale"]
+    assert len(shown["map"]["reports"]) == 3 and shown["map"]["reports_scored"] > 3
+    assert [c["marker"] for c in shown["citations"]] == ["[1]", "[2]", "[3]"]
+    for c in shown["citations"]:
+        assert c["finding_text"] and final.answer[c["offset"]:c["offset"] + c["length"]] == c["text"]
+        for fact in c["facts"]:
+            assert fact["stored"] and fact["sources"]
+            for src in fact["sources"]:
+                assert src["document"] in SUBJECT_OF and src["length"] > 0
+                assert src["page_number"] is not None or src["section_title"] is not None or \
+                    src["document"].endswith(".txt")
+                assert src["evidence"] is None or src["evidence"]["text"].strip()
+        assert any(s["evidence"] and " ".join(s["evidence"]["text"].split()) == c["finding_text"]
+                   for f in c["facts"] for s in f["sources"])  # the finding's own sentence is among them
+    text = run("traces", "show", final.session_id, "-C", "mixed")
+    assert "[map]" in text.out and "Finding:" in text.out and "Sentence: \"" in text.out and "(chars " in text.out

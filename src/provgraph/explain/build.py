@@ -45,11 +45,13 @@ KIND_TYPES: dict[Iri, TraceType] = {
     TG.GraphRagQuestion: "GraphRAG",
     TG.DocRagQuestion: "DocRAG",
     TG.AgentQuestion: "Agent",
+    TG.GlobalRagQuestion: "Global",
 }
 _PREFIX_TYPES: dict[str, TraceType] = {
     "urn:trustgraph:question:": "GraphRAG",
     "urn:trustgraph:docrag:": "DocRAG",
     "urn:trustgraph:agent:": "Agent",
+    "urn:provgraph:global:": "Global",
 }
 _EDGE_INDEX = re.compile(r":(\d+)$")
 _STEP_INDEX = re.compile(r"/i(\d+)$")
@@ -114,7 +116,7 @@ class TraceBuilder:
         if node is None or question in self._seen:
             return None
         kind = trace_type(question, node.all(RDF.type))
-        if kind is None:
+        if kind is None or kind == "Global":  # global traces are read by explain/global_trace.py
             return None
         self._seen.add(question)
         q = self._question(node)

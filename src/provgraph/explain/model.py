@@ -36,10 +36,14 @@ __all__ = [
     "Analysis",
     "Conclusion",
     "AgentTrace",
+    "ReportPick",
+    "CitedFact",
+    "FindingCitation",
+    "GlobalTrace",
     "Trace",
 ]
 
-TraceType = Literal["GraphRAG", "DocRAG", "Agent"]
+TraceType = Literal["GraphRAG", "DocRAG", "Agent", "Global"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,4 +306,66 @@ class AgentTrace:
         return self.conclusion.answer if self.conclusion is not None else None
 
 
-Trace = Union[GraphRagTrace, DocRagTrace, AgentTrace]
+@dataclass(frozen=True, slots=True)
+class ReportPick:
+    """A report the global map kept: rank, score, the report (title if still stored), partial answer, findings."""
+
+    rank: int
+    score: float
+    report: Iri
+    community: Iri
+    title: str | None
+    content: str
+    findings: tuple[Iri, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CitedFact:
+    """A fact a global citation rests on: labels, whether it is still stored, its sources with sentences."""
+
+    fact: TripleTerm
+    labels: tuple[str, str, str]
+    stored: bool
+    sources: tuple[SourceRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FindingCitation:
+    """One marker of a global answer: the answer span, the finding (its text while the report is stored), facts."""
+
+    marker: str
+    offset: int
+    length: int
+    text: str
+    finding: Iri
+    finding_text: str | None
+    facts: tuple[CitedFact, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalTrace:
+    """A global search trace: question → map (reports kept) → synthesis citing findings → facts → sentences."""
+
+    type: ClassVar[TraceType] = "Global"
+    question: Question
+    map_iri: Iri | None = None
+    reports_scored: int = 0
+    level: int = 0
+    picks: tuple[ReportPick, ...] = ()
+    map_llm: LlmCall | None = None
+    synthesis: Synthesis | None = None
+    citations: tuple[FindingCitation, ...] = ()
+    retracted: tuple[Retraction, ...] = ()
+
+    @property
+    def stale(self) -> bool:
+        """Whether a document this trace's citations used has been removed or replaced since."""
+        return bool(self.retracted)
+
+    @property
+    def answer(self) -> str | None:
+        """The answer text, or None when the trace stopped before the synthesis."""
+        return self.synthesis.content if self.synthesis is not None else None
+
+
+Trace = Union[GraphRagTrace, DocRagTrace, AgentTrace, GlobalTrace]

@@ -14,6 +14,7 @@ from provgraph.events import Source
 from provgraph.explain.model import (
     AgentTrace,
     ChunkRef,
+    GlobalTrace,
     Citation,
     DocRagTrace,
     GraphRagTrace,
@@ -175,12 +176,30 @@ def _agent(t: AgentTrace) -> dict[str, Any]:
     }
 
 
+def _global(t: GlobalTrace) -> dict[str, Any]:
+    return {
+        "map": None if t.map_iri is None else {
+            "iri": t.map_iri.value, "reports_scored": t.reports_scored, "level": t.level, "llm": _usage(t.map_llm),
+            "reports": [{"rank": p.rank, "score": p.score, "report": p.report.value, "community": p.community.value,
+                         "title": p.title, "content": p.content, "findings": [f.value for f in p.findings]}
+                        for p in t.picks]},
+        "synthesis": None if t.synthesis is None else {"iri": t.synthesis.iri.value, "llm": _usage(t.synthesis.llm)},
+        "citations": [{"marker": c.marker, "text": c.text, "offset": c.offset, "length": c.length,
+                       "finding": c.finding.value, "finding_text": c.finding_text,
+                       "facts": [{"fact": str(f.fact), "labels": list(f.labels), "stored": f.stored,
+                                  "sources": [source_ref_json(r) for r in f.sources]} for f in c.facts]}
+                      for c in t.citations],
+    }
+
+
 def trace_json(trace: Trace) -> dict[str, Any]:
     """The whole trace as one JSON-ready object."""
     head: dict[str, Any] = {
         "type": trace.type, "session_id": trace.question.session_id, "question": _question(trace.question),
         "stale": trace.stale, "retracted": [_retraction(r) for r in trace.retracted],
     }
+    if isinstance(trace, GlobalTrace):
+        return {**head, **_global(trace), "answer": trace.answer}
     if isinstance(trace, GraphRagTrace):
         body = _graph_rag(trace)
     elif isinstance(trace, DocRagTrace):

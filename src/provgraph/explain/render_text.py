@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 from provgraph.events import Source
 from provgraph.explain.model import (
+    GlobalTrace,
     AgentTrace,
     ChunkRef,
     DocRagTrace,
@@ -233,10 +234,37 @@ def _agent(out: _Lines, t: AgentTrace, indent: int, nested: bool) -> None:
             out.field(d, "Answer", t.conclusion.answer)
 
 
+def _global(out: _Lines, t: GlobalTrace, indent: int) -> None:
+    """question → map (each kept report) → synthesis, each citation → finding → facts → sources and sentences."""
+    _question(out, t, indent)
+    d = indent + _STEP
+    if t.map_iri is not None:
+        out.add(indent, f"[map] {t.map_iri.value}")
+        out.add(d, f"Reports scored: {t.reports_scored} (level {t.level}), kept: {len(t.picks)}")
+        out.usage(d, t.map_llm)
+        for p in t.picks:
+            out.add(d + _STEP, f"Report {p.rank} (score {p.score:.3f}): {p.title or '(no longer stored)'}")
+            out.field(d + 2 * _STEP, "Partial answer", p.content)
+    if t.synthesis is None:
+        return
+    out.add(indent, f"[synthesis] {t.synthesis.iri.value}")
+    out.usage(d, t.synthesis.llm)
+    for c in t.citations:
+        out.add(d, f'{c.marker} "{" ".join(c.text.split())}"')
+        out.field(d + _STEP, "Finding", c.finding_text if c.finding_text is not None
+                  else f"{c.finding.value} (its report was rebuilt since)")
+        for fact in c.facts:
+            out.add(d + 2 * _STEP, f"Fact: ({', '.join(fact.labels)})" + ("" if fact.stored else _RETRACTED))
+            for ref in fact.sources:
+                _sourced(out, ref, d + 3 * _STEP)
+
+
 def _render(out: _Lines, trace: Trace, indent: int, *, nested: bool) -> None:
     if not nested:
         _stale(out, trace, indent)
-    if isinstance(trace, GraphRagTrace):
+    if isinstance(trace, GlobalTrace):
+        _global(out, trace, indent)
+    elif isinstance(trace, GraphRagTrace):
         _graph_rag(out, trace, indent, nested)
     elif isinstance(trace, DocRagTrace):
         _doc_rag(out, trace, indent, nested)

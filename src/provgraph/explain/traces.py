@@ -16,7 +16,8 @@ from provgraph.explain.graph import EPOCH, TraceGraph
 from provgraph.explain.labels import Labeller
 from provgraph.explain.model import Trace, TraceSummary
 from provgraph.librarian.base import Librarian
-from provgraph.rdf.ids import agent_question_iri, docrag_question_iri, question_iri
+from provgraph.explain.global_trace import load_global_trace
+from provgraph.rdf.ids import agent_question_iri, docrag_question_iri, global_question_iri, question_iri
 from provgraph.rdf.terms import Iri, Term, TripleTerm
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PROV, RDF, TG
 from provgraph.retrieval.evidence import with_evidence
@@ -58,7 +59,7 @@ def _candidates(id_or_sid: str) -> list[Iri]:
     try:
         if ":" in text:
             return [Iri(text)]
-        return [question_iri(text), docrag_question_iri(text), agent_question_iri(text)]
+        return [question_iri(text), docrag_question_iri(text), agent_question_iri(text), global_question_iri(text)]
     except InputError:
         return []
 
@@ -113,6 +114,8 @@ def load_trace(
     chunk → page/section → document) and, given a ``librarian``, an excerpt of each chunk.
     """
     question = resolve_question(store, id_or_sid)
+    if trace_type(question, []) == "Global":
+        return load_global_trace(store, question, librarian)
     graph = TraceGraph.read(store, question)
     edges: list[TripleTerm] = []
     terms: list[Term] = []

@@ -21,7 +21,7 @@ __all__ = ["NamedQueries", "TraceRow", "QuestionRow", "DocumentHead", "PartRow",
 
 @dataclass(frozen=True, slots=True)
 class TraceRow:
-    """A stored question, as traces are listed: its type (if one of the three kinds), text, earliest start, parent."""
+    """A stored question, as traces are listed: its type (if one of the four kinds), text, earliest start, parent."""
 
     question: Iri
     kind: Iri | None
@@ -118,7 +118,7 @@ class NamedQueries(Protocol):
         ...
 
     def resolve_questions(self, candidates: Sequence[Iri]) -> list[QuestionRow]:
-        """Which of ``candidates`` are stored questions: one row per (kind among the three trace kinds, parent)."""
+        """Which of ``candidates`` are stored questions: one row per (kind among the four trace kinds, parent)."""
         ...
 
     def trace_triples(self, question: Iri) -> list[tuple[Iri, Iri, Term]]:

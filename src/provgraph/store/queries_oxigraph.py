@@ -53,7 +53,7 @@ _TRACE_CHUNKS = """SELECT DISTINCT ?q ?c WHERE {{ GRAPH <urn:graph:retrieval> {{
   {{ ?step tg:selectedChunk ?c ; prov:wasGeneratedBy ?q }}
   UNION {{ ?cit tg:selectedChunk ?c . ?step tg:citation ?cit ; prov:wasGeneratedBy ?q }}
 }} }}"""
-_KINDS = "FILTER(?kind IN (tg:GraphRagQuestion, tg:DocRagQuestion, tg:AgentQuestion))"
+_KINDS = "FILTER(?kind IN (tg:GraphRagQuestion, tg:DocRagQuestion, tg:AgentQuestion, tg:GlobalRagQuestion))"
 _LIST = """SELECT ?q (SAMPLE(?kind) AS ?k) (SAMPLE(?query) AS ?text) (MIN(?started) AS ?start) (SAMPLE(?parent) AS ?p)
 WHERE {{ GRAPH <urn:graph:retrieval> {{
   ?q a tg:Question ; tg:query ?query ; prov:startedAtTime ?started .

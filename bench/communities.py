@@ -1,0 +1,98 @@
+"""Communities benchmark (issue 31): communities and reports for N chunks without an LLM, and global question latency.
+
+    .venv/bin/python bench/communities.py [--chunks 20000] [--keep HOME] [--questions 50]
+
+Builds (or reuses, with ``--keep`` pointing at a home bench/scale.py or this script built) the
+bench/scale.py corpus: made-up names, 20 facts a chunk, through the real pipeline. Then times one
+``communities build`` (detection: read facts and support, cluster, store; reports: extractive) from
+an empty communities graph, a second build on the unchanged graph (writes nothing), and ``--questions``
+global questions without an LLM on a warm runtime (as a server answers them). Prints one JSON line per
+figure with the issue's target and the machine's load; never asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import percentiles, report  # noqa: E402
+from scale import ScriptedLlm, ingest, load_now, make_names  # noqa: E402
+
+from provgraph.communities.build import build  # noqa: E402
+from provgraph.config import load_settings  # noqa: E402
+from provgraph.rdf.vocab import GRAPH_COMMUNITIES  # noqa: E402
+from provgraph.runtime import Runtime  # noqa: E402
+from scale import time_to_final  # noqa: E402
+
+QUESTIONS = ("What are the main themes?", "Which groups of people does this corpus cover?",
+             "Summarise what the documents say about {name}.", "Who does {name} work with?")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chunks", type=int, default=20000)
+    ap.add_argument("--questions", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--keep", type=Path, help="home to build the corpus in and keep (reused when it holds one)")
+    args = ap.parse_args()
+    home = args.keep or Path(tempfile.mkdtemp(prefix="pg-communities-"))
+    settings = load_settings(home=str(home), collection="scale", llm="none")
+    rng = random.Random(args.seed)
+    names = make_names(rng)
+    with Runtime(settings, llm=ScriptedLlm()) as rt:
+        if len(rt.store) == 0:
+            folder = home / "docs"
+            folder.mkdir(parents=True, exist_ok=True)
+            t0 = time.perf_counter()
+            ingest(rt, folder, args.chunks // 10, rng, names)
+            report("communities.corpus", chunks=args.chunks, seconds=round(time.perf_counter() - t0, 1),
+                   quads=len(rt.store), uptime=load_now())
+    with Runtime(settings) as rt:
+        rt.store.apply(remove=list(rt.store.match(None, None, None, g=GRAPH_COMMUNITIES)))  # from scratch
+        stages: dict[str, float] = {}
+        last = [time.perf_counter(), ""]
+
+        def tell(stage: str, done: int, total: int) -> None:
+            now = time.perf_counter()
+            if stage != last[1]:
+                if last[1]:
+                    stages[str(last[1])] = stages.get(str(last[1]), 0.0) + now - float(last[0])
+                last[0], last[1] = now, stage
+
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = asyncio.run(build(rt.store, rt.librarian, progress=tell))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        d = result.detection
+        report("communities.build", target="<= 60 s for 20,000 chunks without an LLM", chunks=args.chunks,
+               seconds=round(wall, 2), cpu_s=round(cpu, 2), entities=d.entities, facts=d.facts,
+               communities=len(d.found), levels=len({c.level for c in d.found}), reports=result.reports.written,
+               stages_s={k: round(v, 2) for k, v in stages.items()},
+               community_quads=rt.store.count(g=GRAPH_COMMUNITIES), uptime=load_now())
+        t0 = time.perf_counter()
+        again = asyncio.run(build(rt.store, rt.librarian))
+        report("communities.rebuild_unchanged", seconds=round(time.perf_counter() - t0, 2),
+               added=again.detection.added, reports=again.reports.written, uptime=load_now())
+        engine = rt.global_rag()
+        questions = [rng.choice(QUESTIONS).format(name=rng.choice(names)) for _ in range(args.questions + 5)]
+        for q in questions[args.questions:]:  # warm-up: the report index, the model
+            asyncio.run(time_to_final(engine.ask(q)))
+        samples, used = [], []
+        for q in questions[:args.questions]:
+            c0 = time.process_time()
+            samples.append(asyncio.run(time_to_final(engine.ask(q)))[0])
+            used.append(time.process_time() - c0)
+        w, c = percentiles(samples), percentiles(used)
+        report("communities.global_question", target="p95 <= 200 ms (no LLM)", questions=args.questions,
+               p50_ms=w["p50_ms"], p95_ms=w["p95_ms"], cpu_p50_ms=c["p50_ms"], cpu_p95_ms=c["p95_ms"],
+               uptime=load_now())
+
+
+if __name__ == "__main__":
+    main()
