@@ -19,6 +19,7 @@ from provgraph.api.errors import error_body, one_line, status_for
 from provgraph.api.routes_data import ERRORS
 from provgraph.api.schemas import AgentRequest, DocumentRagRequest, GraphRagRequest, RagResponse
 from provgraph.api.state import request_settings, state_of
+from provgraph.api.trustgraph_wire import check_wire, to_trustgraph
 from provgraph.cli.common import timeout_message
 from provgraph.config import Settings
 from provgraph.conversation.turn import ask_in
@@ -28,7 +29,7 @@ from provgraph.explain.neutralise import escape_json
 from provgraph.retrieval.graph_rag import GraphRagParams
 from provgraph.runtime import Runtime
 
-__all__ = ["router", "query_messages", "RAG_SERVICES", "message_status", "sse"]
+__all__ = ["router", "query_messages", "RAG_SERVICES", "message_status", "sse", "translated"]
 
 router = APIRouter(responses=ERRORS, tags=["query"])
 _STREAM: dict[int | str, dict[str, Any]] = {200: {"model": RagResponse, "content": {"text/event-stream": {"schema": {"type": "string"}}},
@@ -130,12 +131,20 @@ def sse(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
     return frames()
 
 
+async def translated(messages: AsyncIterator[dict[str, Any]], *, agent: bool) -> AsyncIterator[dict[str, Any]]:
+    async for m in messages:
+        yield to_trustgraph(m, agent=agent)
+
+
 async def _answer(request: Request, service: str, body: Any) -> Any:
+    wire = check_wire(request.query_params.get("wire"))
     overrides, start = RAG_SERVICES[service][1](body)
     settings = request_settings(request, body.collection, **overrides)
     state = state_of(request)
     engine = [0.0]
     messages = query_messages(state, settings, start, engine)
+    if wire == "trustgraph":
+        messages = translated(messages, agent=service == "agent")
     if "text/event-stream" in request.headers.get("accept", ""):
         return StreamingResponse(sse(messages), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

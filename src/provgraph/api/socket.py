@@ -21,7 +21,8 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import ValidationError
 
 from provgraph.api.errors import one_line
-from provgraph.api.routes_rag import RAG_SERVICES, query_messages
+from provgraph.api.routes_rag import RAG_SERVICES, query_messages, translated
+from provgraph.api.trustgraph_wire import check_wire, from_trustgraph_request
 from provgraph.api.state import ServerState
 from provgraph.errors import InputError, ProvgraphError
 from provgraph.explain.documents import document_detail, document_rows
@@ -55,10 +56,14 @@ class _Session:
         self.user = user
         self.budget_key = budget_key
         self.send_lock = asyncio.Lock()
+        self.wire = "provgraph"  # or "trustgraph" (?wire=trustgraph): TrustGraph's message shapes
 
     async def send(self, request_id: Any, response: Any, complete: bool) -> None:
+        envelope: dict[str, Any] = {"id": request_id, "response": response, "complete": complete}
+        if self.wire == "trustgraph" and isinstance(response, dict) and "error" in response:
+            envelope = {"id": request_id, "error": response["error"], "complete": True}  # where its client looks
         async with self.send_lock:
-            await self.socket.send_json({"id": request_id, "response": response, "complete": complete})
+            await self.socket.send_json(envelope)
 
     def settings(self, request: dict[str, Any], **overrides: Any) -> Any:
         collection = request.get("collection")
@@ -84,9 +89,14 @@ class _Session:
             service, request = message.get("service"), message.get("request", {})
             if service in RAG_SERVICES:
                 model, plan = RAG_SERVICES[service]
+                if self.wire == "trustgraph":
+                    request = from_trustgraph_request(request)
                 overrides, start = plan(model.model_validate(request))
                 previous: dict[str, Any] | None = None
-                async for m in query_messages(self.state, self.settings(request, **overrides), start):
+                messages = query_messages(self.state, self.settings(request, **overrides), start)
+                if self.wire == "trustgraph":
+                    messages = translated(messages, agent=service == "agent")
+                async for m in messages:
                     if previous is not None:
                         await self.send(request_id, previous, False)
                     previous = m
@@ -116,6 +126,12 @@ def install(app: FastAPI, state: ServerState, prefix: str) -> None:
     async def socket(ws: WebSocket) -> None:
         await ws.accept()
         session = _Session(ws, state, ws.scope["provgraph.user"], ws.scope["provgraph.budget"])
+        try:
+            session.wire = check_wire(ws.query_params.get("wire"))
+        except ProvgraphError as exc:
+            await session.send(None, _error(exc), True)
+            await ws.close()
+            return
         tasks: set[asyncio.Task[None]] = set()
         try:
             while True:

@@ -30,6 +30,7 @@ from provgraph.cli.common import (
 )
 from provgraph.cli.rag_cmds import (
     OutputFormat,
+    wire_line,
     citation_lines,
     error_code,
     explain_lines,
@@ -48,7 +49,6 @@ from provgraph.events import (
     Final,
     Observation,
     Thought,
-    to_json,
 )
 from provgraph.rdf.terms import Iri, Literal, Term
 from provgraph.rdf.vocab import RDF, TG
@@ -122,7 +122,7 @@ class ExplainPrinter:
 
 
 async def _drive(events: AsyncIterator[Event], *, fmt: OutputFormat, explain: ExplainPrinter | None,
-                 verbose: bool, streaming: bool) -> int:
+                 verbose: bool, streaming: bool, agent: bool = False) -> int:
     """Render the event stream; returns the exit code (0, or the error's)."""
     out = lambda text, nl=True: echo(text, nl=nl)  # noqa: E731
     err = lambda text: echo(text, err=True)  # noqa: E731
@@ -130,8 +130,8 @@ async def _drive(events: AsyncIterator[Event], *, fmt: OutputFormat, explain: Ex
     code = 0
     ended = False
     async for ev in events:  # read to the end, so the stream closes itself (and its MCP servers)
-        if fmt is OutputFormat.json:
-            out(json_text(to_json(ev)))
+        if fmt is not OutputFormat.text:
+            out(wire_line(ev, fmt, agent=agent))
             if isinstance(ev, ErrorMessage):
                 code = error_code(ev)
             continue
@@ -178,9 +178,10 @@ def _citations(final: Final, out: Callable[[str], None]) -> None:
 
 
 def _run(events: Callable[[], AsyncIterator[Event]], rt: Runtime, *, fmt: OutputFormat,
-         explain: ExplainPrinter | None, verbose: bool, streaming: bool) -> None:
+         explain: ExplainPrinter | None, verbose: bool, streaming: bool, agent: bool = False) -> None:
     """Drive the stream in one event loop, close the LLM there, exit with the stream's code."""
-    run_to_exit(lambda: _drive(events(), fmt=fmt, explain=explain, verbose=verbose, streaming=streaming), rt.llm)
+    run_to_exit(lambda: _drive(events(), fmt=fmt, explain=explain, verbose=verbose, streaming=streaming,
+                               agent=agent), rt.llm)
 
 
 def document_rag(
@@ -190,7 +191,7 @@ def document_rag(
     user: str = USER_OPTION,
     explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
     streaming: bool = typer.Option(True, "--streaming/--no-streaming", help="Print the answer as it streams."),
-    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, json (one event per line), or trustgraph (the same in TrustGraph's shapes)."),
     doc_limit: int = typer.Option(None, "--doc-limit", min=1, help="Chunks retrieved (default from settings)."),
     llm: str = LLM_OPTION,
     no_trace: bool = NO_TRACE_OPTION,
@@ -220,7 +221,7 @@ def agent(
     user: str = USER_OPTION,
     explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Print thoughts, actions and observations on stderr."),
-    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, json (one event per line), or trustgraph (the same in TrustGraph's shapes)."),
     max_iterations: int = typer.Option(None, "--max-iterations", min=1,
                                        help="Think/act/observe rounds at most (default from settings)."),
     no_trace: bool = NO_TRACE_OPTION,
@@ -249,7 +250,7 @@ def agent(
         events = ask_in(rt.store, rt.llm, rt.settings, conversation, question,
                         lambda q: rt.ask_agent(q, groups=group or None, state=state))
         printer = ExplainPrinter(_stderr, rt.store) if explainable else None
-        _run(lambda: events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True)
+        _run(lambda: events, rt, fmt=fmt, explain=printer, verbose=verbose, streaming=True, agent=True)
 
 
 def agent_tools(

@@ -30,6 +30,7 @@ from provgraph.cli.common import (
     timeout_message,
     traces_override,
 )
+from provgraph.api.trustgraph_wire import to_trustgraph
 from provgraph.conversation.turn import ask_in
 from provgraph.explain.render_text import source_line as render_source_line
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Explain, Final, Source, to_json
@@ -44,13 +45,20 @@ from provgraph.store.base import QuadStore
 
 __all__ = [
     "register", "graph_rag", "explain_lines", "citation_lines", "source_line", "OutputFormat", "error_code",
-    "run_to_exit", "turn_line",
+    "run_to_exit", "turn_line", "wire_line",
 ]
 
 
 class OutputFormat(str, Enum):
     text = "text"
     json = "json"
+    trustgraph = "trustgraph"  # JSON lines in TrustGraph's message shapes (api/trustgraph_wire.py)
+
+
+def wire_line(event: Event, fmt: OutputFormat, *, agent: bool = False) -> str:
+    """One ``--format json`` / ``--format trustgraph`` line."""
+    message = to_json(event)
+    return json_text(to_trustgraph(message, agent=agent) if fmt is OutputFormat.trustgraph else message)
 
 
 def _limit(flag: str, what: str) -> Any:  # an OptionInfo standing in for an int default
@@ -177,8 +185,8 @@ async def _run(rt: Runtime, params: GraphRagParams, question: str, *, explainabl
 
 
 def _show(event: Event, store: QuadStore, *, explainable: bool, streaming: bool, fmt: OutputFormat) -> int:
-    if fmt is OutputFormat.json:
-        echo(json_text(to_json(event)))
+    if fmt is not OutputFormat.text:
+        echo(wire_line(event, fmt))
     elif isinstance(event, Explain) and explainable:
         echo("\n".join(explain_lines(event, store)), err=True)
     elif isinstance(event, AnswerPiece) and streaming:
@@ -208,7 +216,7 @@ def graph_rag(
     user: str = USER_OPTION,
     explainable: bool = typer.Option(False, "-x", "--explainable", help="Print each trace step on stderr."),
     streaming: bool = typer.Option(True, "--streaming/--no-streaming", help="Print the answer as it streams."),
-    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, or json (one event per line)."),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, json (one event per line), or trustgraph (the same in TrustGraph's shapes)."),
     entity_limit: int = _limit("--entity-limit", "Seed entities taken from the entity index"),
     triple_limit: int = _limit("--triple-limit", "Edges per term and direction in the walk"),
     max_subgraph_size: int = _limit("--max-subgraph-size", "Edges explored in all"),
