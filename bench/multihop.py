@@ -12,7 +12,8 @@ half of each set (split by a hash of the question id; tune on one, report the ot
     .venv/bin/python bench/multihop.py --set hotpotqa --limit 40 --details        # first 40 questions
     .venv/bin/python bench/multihop.py --format json > multihop.json
 
-Systems, all on the same loaded collection: ``graph-rag`` (``Provgraph.graph_rag``: its sources, in order),
+Systems, all on the same loaded collection: ``graph-rag`` (``Provgraph.graph_rag``: the passages its trace's
+ranking step ranked, graph-ranked with the bridge hop),
 ``document-rag`` (``Provgraph.document_rag``: the passages its trace's exploration step ranked — its
 ``sources`` are only the up to three it cites), ``bm25`` (``quality_bm25``'s FTS5 baseline over the
 same stored chunks; its answer is that baseline's best sentences) and ``dense`` (provgraph's embedder, exact cosine
@@ -100,20 +101,21 @@ def read_set(path: Path, limit: int | None) -> tuple[list[Question], dict[str, t
     return questions, paragraphs
 
 
-def ranked_chunks(answer: Answer) -> list[str]:
-    """The chunks a Document RAG trace's exploration step retrieved, in rank order (its ``tg:ChunkSelection``s).
+def ranked_chunks(answer: Answer, step_name: str = "exploration") -> list[str]:
+    """The chunks a trace step ranked, in rank order: a Document RAG exploration's ``tg:ChunkSelection``s, a
+    GraphRAG ranking's ``tg:RankedPassage``s (``step_name="ranking"``).
 
-    Its ``sources`` are only the chunks the extractive answer cites (at most three), in citation order."""
+    Their ``sources`` are only the chunks the extractive answer cites, in citation order."""
     chunk: dict[str, str] = {}
     rank: dict[str, int] = {}
     for step in answer.steps:
-        if step.step == "exploration":
+        if step.step == step_name:
             for t in step.triples:
                 if t.p == TG.chunk:
                     chunk[str(t.s)] = t.o.value  # type: ignore[union-attr]
                 elif t.p == TG.rank:
                     rank[str(t.s)] = int(t.o.value)  # type: ignore[union-attr]
-    return [chunk[s] for s in sorted(chunk, key=lambda s: rank.get(s, 0))]
+    return [chunk[s] for s in sorted((s for s in chunk if s in rank), key=lambda s: rank[s])]
 
 
 def _distinct(items: Sequence[str | None]) -> list[str]:
@@ -146,7 +148,7 @@ class Systems:
             answer = self._pg.document_rag(question)
             return answer.text, _distinct([self._pid_of_chunk.get(c) for c in ranked_chunks(answer)])
         answer = self._pg.graph_rag(question)
-        return answer.text, _distinct([self._pid_of_doc.get(s.document) for s in answer.sources])
+        return answer.text, _distinct([self._pid_of_chunk.get(c) for c in ranked_chunks(answer, "ranking")])
 
     def close(self) -> None:
         self._bm25.close()

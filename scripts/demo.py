@@ -21,6 +21,7 @@ COLLECTION = os.environ.get("PROVGRAPH_DEMO_COLLECTION", "demo")
 QUESTIONS = [
     "Who discovered radioactivity?",
     "Who won the Nobel Prize in Chemistry in 1911?",
+    "What did Rutherford name the two kinds of radiation he found?",
 ]
 DOC_QUESTION = "Who founded the Radium Institute and what was it for?"
 

@@ -137,7 +137,7 @@ def test_issue2_collections_isolate_vectors_and_traces_too(small: str) -> None:
     assert run("graph-rag", "-q", "Who discovered polonium?", "-C", small, "-U", "bob").code == 3
     assert run("collections", "create", small, "-U", "bob").code == 0
     r = run("graph-rag", "-q", "Who discovered polonium?", "-C", small, "-U", "bob")
-    assert (r.code, r.out) == (0, "The knowledge graph holds nothing relevant to this question.\n")
+    assert (r.code, r.out) == (0, "Nothing relevant found: the knowledge graph holds nothing relevant to this question.\n")
     r = run("document-rag", "-q", "Who discovered polonium?", "-C", small, "-U", "bob")
     assert (r.code, r.out) == (0, "No passage in this collection matches the question.\n")
     assert json.loads(run("traces", "list", "-C", small, "--format", "json").out) == []  # bob's traces stay bob's

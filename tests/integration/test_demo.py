@@ -104,7 +104,7 @@ def test_demo_steps(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for cited in citations_per_sentence(final["answer"]):
         assert cited <= markers, (cited, markers)
     listed = json.loads(run("traces", "list", "-C", "demo", "--format", "json").out)
-    assert [t["type"] for t in listed] == ["DocRAG", "GraphRAG", "GraphRAG"]
+    assert [t["type"] for t in listed] == ["DocRAG", "GraphRAG", "GraphRAG", "GraphRAG"]
     r = run("traces", "show", sids[0], "--show-provenance", "-C", "demo")
     assert r.code == 0 and "Source: Chunk" in r.out
     r = run("provenance", "rutherford_radiation.pdf", "-C", "demo")

@@ -46,9 +46,14 @@ def test_explainable_prints_each_step_in_the_spec_format(collection: str, llm_se
     result = run("graph-rag", "-q", Q, "-C", collection, "-x")
     assert result.code == 0, result.err
     sid = sid_of(result.err)
+    ranked, seeds, bridged = map(int, re.search(  # type: ignore[union-attr]
+        r"Ranked (\d+) passage\(s\) from (\d+) seed\(s\), (\d+) over", result.err).groups())
+    assert ranked >= 1 and seeds >= 1
     assert result.err == (
         f"  [question] urn:trustgraph:question:{sid}\n"
         f"    Query: {Q}\n"
+        f"  [ranking] urn:trustgraph:prov:ranking:{sid}\n"
+        f"    Ranked {ranked} passage(s) from {seeds} seed(s), {bridged} over a bridge entity\n"
         f"  [exploration] urn:trustgraph:prov:exploration:{sid}\n"
         "    Edges explored: 7\n"
         f"  [focus] urn:trustgraph:prov:focus:{sid}\n"
@@ -83,7 +88,7 @@ def test_json_format_prints_one_event_per_line(collection: str, llm_server: Fake
     assert result.code == 0
     events = [json.loads(line) for line in result.out.splitlines()]
     steps = [e.get("step", e["message_type"]) for e in events if e["message_type"] != "chunk"]
-    assert steps == ["question", "exploration", "focus", "synthesis", "final"]
+    assert steps == ["question", "ranking", "exploration", "focus", "synthesis", "final"]
     assert "".join(e["response"] for e in events if e["message_type"] == "chunk") == ANSWER
     last = events[-1]
     assert last["end_of_session"] is True and last["answer"] == ANSWER

@@ -16,7 +16,7 @@ def test_readme_example(tmp_path: Path) -> None:
         assert answer.text and answer.sources
         markers = {s.marker for s in answer.sources}
         assert all(m in markers for m in __import__("re").findall(r"\[\d+\]", answer.text))
-        assert [s.step for s in answer.steps] == ["question", "exploration", "focus", "synthesis"]
+        assert [s.step for s in answer.steps] == ["question", "ranking", "exploration", "focus", "synthesis"]
         trace = pg.trace(answer.session_id)
         assert trace.synthesis.content == answer.text
         assert len(trace.focus.edges) >= 1 and all(e.reasoning for e in trace.focus.edges)

@@ -37,8 +37,9 @@ def test_a_hard_wrapped_sentence_is_quoted_whole(docs: Provgraph, mode: str) -> 
 def test_code_is_never_quoted_as_prose(docs: Provgraph, mode: str) -> None:
     answer = getattr(docs, mode)("How do I run the hello_cargo executable on Windows?").text
     assert "This command creates an executable file in target/debug/hello_cargo" in answer
-    for code in ("console", "$ ", "./target/debug/hello_cargo #", "Hello, world"):
-        assert code not in answer
+    prose = answer.replace("“Hello, world!” project", "")  # the prose's own name of the project may be quoted
+    for code in ("console", "$ ", "./target/debug/hello_cargo #", "Hello, world"):  # the code block's lines
+        assert code not in prose
 
 
 @pytest.mark.parametrize("mode", MODES)

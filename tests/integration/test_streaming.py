@@ -66,8 +66,9 @@ def test_python_api_graph_rag_streams_before_the_model_answers(world_home: Path)
         "w", llm_base_url=server.base_url, llm_model="fake", llm_max_retries=0
     ) as pg:
         stream_steps(pg.stream_graph_rag(Q), witness)
-    assert witness.seen == {"complete": ["question", "exploration"], "stream": ["question", "exploration", "focus"]}
-    assert witness.received == ["question", "exploration", "focus", "synthesis"]
+    assert witness.seen == {"complete": ["question", "ranking", "exploration"],
+                            "stream": ["question", "ranking", "exploration", "focus"]}
+    assert witness.received == ["question", "ranking", "exploration", "focus", "synthesis"]
 
 
 def test_python_api_document_rag_streams_before_the_model_answers(corpus_settings: Settings) -> None:
@@ -110,4 +111,4 @@ def test_cli_prints_each_step_before_the_model_answers(world_home: Path) -> None
     assert waited == {"exploration read first": True}
     assert out.startswith(ANSWER + "\n\n[1] ")
     assert [line.split()[0] for line in lines if line.startswith("  [")] == [
-        "[question]", "[exploration]", "[focus]", "[synthesis]"]
+        "[question]", "[ranking]", "[exploration]", "[focus]", "[synthesis]"]

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from provgraph.api.errors import error_body, one_line, status_for
 from provgraph.api.routes_data import ERRORS
-from provgraph.api.schemas import AgentRequest, DocumentRagRequest, GraphRagRequest, RagResponse
+from provgraph.api.schemas import AgentRequest, DocumentRagRequest, GraphRagRequest, RagResponse, RetrieveRequest
 from provgraph.api.state import request_settings, state_of
 from provgraph.api.trustgraph_wire import check_wire, to_trustgraph
 from provgraph.cli.common import timeout_message
@@ -27,6 +27,7 @@ from provgraph.errors import ProvgraphError
 from provgraph.events import Event, to_json
 from provgraph.explain.neutralise import escape_json
 from provgraph.retrieval.graph_rag import GraphRagParams
+from provgraph.retrieval.retrieve import to_json as retrieval_json
 from provgraph.runtime import Runtime
 
 __all__ = ["router", "query_messages", "RAG_SERVICES", "message_status", "sse", "translated"]
@@ -175,3 +176,10 @@ async def document_rag(request: Request, body: DocumentRagRequest) -> Any:
 async def agent(request: Request, body: AgentRequest) -> Any:
     """The ReAct agent (``agent --format json``); needs an LLM."""
     return await _answer(request, "agent", body)
+
+
+@router.post("/retrieve")
+def retrieve(request: Request, body: RetrieveRequest) -> dict[str, Any]:
+    """The ranked passages with scores, provenance and their facts, no answer (``retrieve --format json``)."""
+    with state_of(request).pool.use(request_settings(request, body.collection, llm="none")) as rt:
+        return retrieval_json(rt.retrieval().retrieve(body.question, k=body.k, mode=body.mode))

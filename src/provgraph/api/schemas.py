@@ -70,6 +70,13 @@ class DocumentRagRequest(_Ask):
     llm: LlmChoice | None = None
 
 
+class RetrieveRequest(_Ask):
+    """``retrieve``'s options: how many passages and the ranking mode."""
+
+    k: int = Field(5, ge=1, le=1_000)
+    mode: Literal["graph", "hybrid", "lexical", "dense"] = "graph"
+
+
 class AgentRequest(_Ask):
     max_iterations: int | None = Field(None, ge=1, le=100)
     group: list[str] | None = Field(None, max_length=50, examples=[["knowledge"]],

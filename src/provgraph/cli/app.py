@@ -38,6 +38,8 @@ LAZY: dict[str, tuple[str, str]] = {
                               "happens."),
     "global-rag": ("community_cmds", "Answer a question about the whole corpus by map-reduce over the community "
                                      "reports, every claim cited."),
+    "retrieve": ("retrieve_cmd", "The ranked passages (scores, provenance, the path that brought each in) and their "
+                                 "facts, no answer: the context for another LLM or RAG stack."),
     "document-rag": ("ask_cmds", "Answer from the most similar chunks, citing them; extractive (cited sentences) "
                                  "without an LLM."),
     "check": ("integrity_cmds", "Verify every cross-store invariant (documents, librarian, store, vectors); exit 0 "

@@ -117,8 +117,21 @@ def explain_lines(event: Explain, store: QuadStore) -> list[str]:
     elif event.step == "exploration":
         counts = [q.o.value for q in quads if q.p == TG.edgeCount and isinstance(q.o, Literal)]
         lines.append(f"    Edges explored: {counts[0] if counts else 0}")
+    elif event.step == "ranking":
+        lines += _ranking_lines(event)
     elif event.step == "focus":
         lines += _focus_lines(event, store)
+    return lines
+
+
+def _ranking_lines(event: Explain) -> list[str]:
+    """How many passages were ranked and seeded, and how many came in over a bridge entity."""
+    passages = {q.s for q in event.triples if q.p == TG.rankedPassage}
+    seeds = {q.s for q in event.triples if q.p == TG.seed}
+    bridged = {q.s for q in event.triples if q.p == TG.bridgeEntity}
+    lines = [f"    Ranked {len(passages)} passage(s) from {len(seeds)} seed(s), {len(bridged)} over a bridge entity"]
+    if any(q.p == TG.relevant and isinstance(q.o, Literal) and q.o.value == "false" for q in event.triples):
+        lines.append("    Nothing passed the relevance floor")
     return lines
 
 

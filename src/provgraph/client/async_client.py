@@ -21,6 +21,8 @@ from provgraph.extract.base import ChunkInput
 from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.ingest.paths import expand_paths
+from provgraph.retrieval.retrieve import Retrieval
+from provgraph.retrieval.retrieve import from_json as retrieval_from_json
 from provgraph.session import Answer, collect_answer
 
 __all__ = ["AsyncClient"]
@@ -236,6 +238,11 @@ class AsyncClient:
     async def agent(self, question: str, **options: Any) -> Answer:
         """The agent's answer."""
         return await collect_answer(self.stream_agent(question, **options))
+
+    async def retrieve(self, question: str, *, k: int = 5, mode: str = "graph") -> Retrieval:
+        """The ranked passages with scores, provenance and facts, as ``Provgraph.retrieve`` returns them."""
+        body = {"collection": self.collection, "question": question, "k": k, "mode": mode}
+        return retrieval_from_json(await self._call("POST", "/retrieve", json=body))
 
     async def aclose(self) -> None:
         """Close the connection pool."""

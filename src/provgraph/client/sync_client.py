@@ -14,6 +14,7 @@ from provgraph.explain.model import Trace, TraceSummary
 from provgraph.extract.base import ChunkInput
 from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.pipeline import LoadResult
+from provgraph.retrieval.retrieve import Retrieval
 from provgraph.session import Answer
 
 __all__ = ["Client"]
@@ -69,6 +70,10 @@ class Client:
     def document(self, doc: str) -> dict[str, Any]:
         """One document's metadata and parts."""
         return self._run(self._async.document(doc))
+
+    def retrieve(self, question: str, *, k: int = 5, mode: str = "graph") -> Retrieval:
+        """The ranked passages with scores, provenance and facts (as ``Provgraph.retrieve``)."""
+        return self._run(self._async.retrieve(question, k=k, mode=mode))
 
     def remove(self, doc: str) -> int:
         """Remove a document; returns the quads removed."""

@@ -30,9 +30,10 @@ _STOP = frozenset(
     "will with you your".split()
 )
 KINDS = ("chunk", "entity")
+_TOKENIZE = "porter unicode61 remove_diacritics 2"  # stems: "discovered" finds "discovery" (bench/multihop.py)
 _SCHEMA = "".join(
     f"CREATE VIRTUAL TABLE IF NOT EXISTS lexical_{kind} USING fts5("
-    "id UNINDEXED, stamp UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 2');\n"
+    f"id UNINDEXED, stamp UNINDEXED, body, tokenize = '{_TOKENIZE}');\n"
     for kind in KINDS
 )
 
@@ -98,9 +99,17 @@ class Fts5Index:
             self._db = sqlite3.connect(self.path / LEXICAL_DB, isolation_level=None, check_same_thread=False,
                                        timeout=10.0)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._drop_other_tokenizer()
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the lexical index in {self.path}: {exc}") from exc
+
+    def _drop_other_tokenizer(self) -> None:
+        """Drop a table made with another tokenizer (derived data: the next sync fills it again)."""
+        for kind in KINDS:
+            row = self._db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (_table(kind),)).fetchone()
+            if row is not None and _TOKENIZE not in row[0]:
+                self._db.execute(f"DROP TABLE {_table(kind)}")
 
     def stamps(self, kind: str) -> dict[str, str]:
         with self._lock:

@@ -132,6 +132,11 @@ def exploration_iri(sid: str) -> Iri:
     return Iri(f"urn:trustgraph:prov:exploration:{sid}")
 
 
+def ranking_iri(sid: str) -> Iri:
+    """A ranking step (graph-ranked passages) of a GraphRAG or retrieve trace."""
+    return Iri(f"urn:trustgraph:prov:ranking:{sid}")
+
+
 def focus_iri(sid: str) -> Iri:
     """A GraphRAG focus step."""
     return Iri(f"urn:trustgraph:prov:focus:{sid}")

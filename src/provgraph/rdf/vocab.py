@@ -122,6 +122,10 @@ TG = Namespace(
         # conversations (docs/trace-format.md, "Conversations") and agent tool groups
         "Conversation", "conversation", "conversationId", "turn", "previousTurn", "originalQuery",
         "rewriteMethod", "contextEntity", "historyTurns", "allowedTool", "toolGroup",
+        # graph-ranked passages (docs/trace-format.md, "Ranking")
+        "Ranking", "RankedPassage", "RankSeed", "rankedPassage", "weight", "linkedBy", "hop",
+        "graphScore", "graphRank", "lexicalRank", "denseRank", "bridgeEntity", "bridgedFrom", "closest",
+        "relevant",
     ],
 )
 

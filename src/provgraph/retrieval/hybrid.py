@@ -191,6 +191,11 @@ class HybridRetriever:
                     out.setdefault(ranked[row].id, ranked[row])
         return list(out.values())[: 2 * k]
 
+    def names(self, entity: str) -> list[str]:
+        """The entity's labels then aliases, as the lexical index knows them (empty when it has none)."""
+        self._sync_entities()
+        return list(self._labels.get(entity, ()))
+
     def entities(self, question: str, vectors: np.ndarray | None, k: int) -> list[Ranked]:
         """The ``k`` entities the question names: exact labels in it first, then fused lexical + dense."""
         if k < 1:

@@ -39,7 +39,7 @@ __all__ = [
     "with_marker",
 ]
 
-NOTHING_RELEVANT = "The knowledge graph holds nothing relevant to this question."
+NOTHING_RELEVANT = "Nothing relevant found: the knowledge graph holds nothing relevant to this question."
 NOTHING_CITABLE = "The selected facts have no recorded source text to quote."
 EMPTY_ANSWER = "No answer: the model returned an empty response for the selected edges."
 

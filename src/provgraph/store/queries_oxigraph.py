@@ -72,7 +72,7 @@ _RESOLVE = """SELECT ?q ?kind ?parent WHERE {{ GRAPH <urn:graph:retrieval> {{
 # Every branch starts from the constant question IRI: a zero-length path (``*``) or a BIND from an
 # unbound variable would make the engine scan every node of the graph (800 ms at 1,000 traces). A step's
 # parts are read by a path, not VALUES: with VALUES the store joined every step's parts of every trace.
-_PARTS = "(tg:selectedEdge|tg:chunkSelection|tg:citation)"
+_PARTS = "(tg:selectedEdge|tg:chunkSelection|tg:citation|tg:seed|tg:rankedPassage)"
 _TRACE = """SELECT ?s ?p ?o WHERE {{ GRAPH <urn:graph:retrieval> {{
   {{ VALUES ?s {{ {q} }} ?s ?p ?o }}
   UNION {{ ?s prov:wasGeneratedBy {q} . ?s ?p ?o }}

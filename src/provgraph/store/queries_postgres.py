@@ -31,7 +31,7 @@ _VOCAB = {"src": GRAPH_SOURCE, "ret": GRAPH_RETRIEVAL, "type": RDF.type, "label"
 _C: dict[str, Any] = {k: term_id(v) for k, v in _VOCAB.items()}
 _C["kinds"] = [term_id(k) for k in (TG.GraphRagQuestion, TG.DocRagQuestion, TG.AgentQuestion, TG.GlobalRagQuestion)]
 _C["parts"] = [term_id(k) for k in (TG.Page, TG.Section, TG.Chunk)]
-_C["step_parts"] = [term_id(k) for k in (TG.selectedEdge, TG.chunkSelection, TG.citation)]
+_C["step_parts"] = [term_id(k) for k in (TG.selectedEdge, TG.chunkSelection, TG.citation, TG.seed, TG.rankedPassage)]
 _C["dg"] = DEFAULT_GRAPH
 
 

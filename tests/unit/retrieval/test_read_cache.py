@@ -13,6 +13,8 @@ from provgraph.rdf.terms import Iri, Literal, Quad, TripleTerm
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, GRAPH_SOURCE, RDFS
 from provgraph.retrieval.edge_select import LabelledEdge, similarities
 from provgraph.retrieval.graph_rag import GraphRag
+from provgraph.retrieval.graph_rank import GraphRanker
+from provgraph.retrieval.passage_graph import PassageGraph
 from provgraph.retrieval.graph_walk import facts_by_chunk
 from provgraph.retrieval.read_cache import Bounded, ReadCache
 from provgraph.runtime import Runtime
@@ -115,5 +117,9 @@ def test_a_removed_document_leaves_no_stale_fact_or_source_behind(corpus_setting
         assert not reads.facts() and not reads.sources()
         after = _sources(rt.graph_rag(), question, "r3")
         assert gone not in {s.document for s in after.sources}
-        fresh = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, None, retriever=rt.retriever())
+        fresh = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, None, retriever=rt.retriever(),
+                         ranker=GraphRanker(rt.retriever(), PassageGraph(rt.store, rt.librarian)))
         assert after.sources == _sources(fresh, question, "r4").sources  # what an engine with nothing kept finds
+        kept_graph, fresh_graph = rt.ranker().graph, fresh.ranker.graph  # type: ignore[union-attr]
+        assert (kept_graph.chunk_count, kept_graph.entity_count) == (fresh_graph.chunk_count, fresh_graph.entity_count)
+        assert before.sources[0].chunk not in kept_graph
