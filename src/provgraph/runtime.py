@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.retrieval.document_rag import DocumentRag
     from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
     from provgraph.retrieval.graph_rank import GraphRanker
-    from provgraph.retrieval.retrieve import Retriever
     from provgraph.retrieval.hybrid import HybridRetriever
     from provgraph.retrieval.read_cache import ReadCache
     from provgraph.queue.nats_queue import NatsQueue
@@ -355,24 +354,13 @@ class Runtime:
 
         return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
                         params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces,
-                        retriever=self.retriever(), reads=self._graph_reads, ranker=self.ranker())
-
-    def retrieval(self) -> Retriever:
-        """Passages with scores, provenance and subgraph, no answer (``provgraph retrieve``)."""
-        from provgraph.retrieval.retrieve import Retriever
-
-        return Retriever(self.store, self.librarian, self.embedder, self.retriever(), self.ranker())
-
-    def ranker(self) -> GraphRanker:
-        """Graph-ranked passages (one per runtime: its passage graph follows the collection chunk by chunk)."""
-        return self._ranker
+                        retriever=self.retriever(), reads=self._graph_reads, ranker=self.ranker)
 
     @cached_property
-    def _ranker(self) -> GraphRanker:
+    def ranker(self) -> GraphRanker:
+        """Graph-ranked passages (one per runtime: its passage graph follows the collection chunk by chunk)."""
         from provgraph.retrieval.graph_rank import GraphRanker
-        from provgraph.retrieval.passage_graph import PassageGraph
-
-        return GraphRanker(self.retriever(), PassageGraph(self.store, self.librarian))
+        return GraphRanker.over(self.store, self.librarian, self.retriever())
 
     @cached_property
     def _graph_reads(self) -> ReadCache:

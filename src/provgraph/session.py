@@ -33,7 +33,7 @@ from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.paths import expand_paths
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.retrieval.graph_rag import GraphRagParams
-from provgraph.retrieval.retrieve import Retrieval
+from provgraph.retrieval.retrieve import Retrieval, Retriever
 from provgraph.runtime import Runtime
 
 __all__ = ["Provgraph", "Answer", "collect_answer"]
@@ -137,7 +137,7 @@ class Provgraph:
 
     def retrieve(self, question: str, *, k: int = 5, mode: str = "graph") -> Retrieval:
         """The ``k`` best passages with their scores, provenance and supporting subgraph (no answer)."""
-        return self.runtime.retrieval().retrieve(question, k=k, mode=mode)
+        return Retriever.of(self.runtime).retrieve(question, k=k, mode=mode)
 
     def trace(self, session_id: str) -> Trace:
         """A stored trace (GraphRAG, Document RAG or agent), typed."""

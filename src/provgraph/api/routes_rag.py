@@ -27,6 +27,7 @@ from provgraph.errors import ProvgraphError
 from provgraph.events import Event, to_json
 from provgraph.explain.neutralise import escape_json
 from provgraph.retrieval.graph_rag import GraphRagParams
+from provgraph.retrieval.retrieve import Retriever
 from provgraph.retrieval.retrieve import to_json as retrieval_json
 from provgraph.runtime import Runtime
 
@@ -182,4 +183,4 @@ async def agent(request: Request, body: AgentRequest) -> Any:
 def retrieve(request: Request, body: RetrieveRequest) -> dict[str, Any]:
     """The ranked passages with scores, provenance and their facts, no answer (``retrieve --format json``)."""
     with state_of(request).pool.use(request_settings(request, body.collection, llm="none")) as rt:
-        return retrieval_json(rt.retrieval().retrieve(body.question, k=body.k, mode=body.mode))
+        return retrieval_json(Retriever.of(rt).retrieve(body.question, k=body.k, mode=body.mode))

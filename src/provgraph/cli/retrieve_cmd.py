@@ -6,7 +6,7 @@ import typer
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, open_runtime, settings_from
 from provgraph.cli.rag_cmds import OutputFormat
-from provgraph.retrieval.retrieve import MODES, Retrieval, RetrievedPassage, to_json
+from provgraph.retrieval.retrieve import MODES, Retrieval, RetrievedPassage, Retriever, to_json
 
 __all__ = ["register", "retrieve", "retrieval_lines"]
 
@@ -66,7 +66,7 @@ def retrieve(
     """
     settings = settings_from(ctx, collection=collection, user=user, llm="none")
     with open_runtime(settings) as rt:
-        result = rt.retrieval().retrieve(question, k=k, mode=mode)
+        result = Retriever.of(rt).retrieve(question, k=k, mode=mode)
     if fmt is OutputFormat.json:
         echo(json_text(to_json(result)))
     else:

@@ -65,18 +65,18 @@ from provgraph.retrieval.graph_walk import (
     supporting_chunks,
     walk,
 )
+from provgraph.retrieval.chain_answer import chain_quotes, with_chunk_sources
 from provgraph.retrieval.graph_rank import GraphRanker, Ranking
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
 from provgraph.retrieval.ranking_trace import ranking_step, relevant
 from provgraph.retrieval.labels import LabelCache
 from provgraph.retrieval.markers import graph_rag_citations
 from provgraph.retrieval.read_cache import ReadCache
-from provgraph.retrieval.sources import chunk_sources, edge_sources
+from provgraph.retrieval.sources import edge_sources
 from provgraph.retrieval.synthesis import (
     EMPTY_ANSWER,
     NOTHING_CITABLE,
     NOTHING_RELEVANT,
-    Citations,
     Quote,
     cite,
     cited_only,
@@ -91,7 +91,6 @@ from provgraph.vectors.base import VectorIndex
 __all__ = ["GraphRag", "GraphRagParams", "GROUNDING_SCHEMA"]
 
 Clock = Callable[[], datetime]
-_HOP_POOL = (4, 2)  # best passages of the first hop, of a bridge hop, its answer sentence is picked from
 _POOL = 8  # chunks of the selected edges an extractive answer quotes from, best hybrid-ranked first
 
 GROUNDING_SCHEMA: dict[str, Any] = {
@@ -377,14 +376,17 @@ class GraphRag:
                 run.warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
             chunks = list(dict.fromkeys(src.chunk for e in chosen for src in found.get(e.edge, ())))
             texts = self.librarian.texts(chunks, missing_ok=True)
-            quotes = (self._chain_quotes(run, question, chunks, texts) if run.ranking is not None
-                      else self._quotes(run, question, chunks, texts))
+            if run.ranking is not None and self.ranker is not None:
+                quotes = chain_quotes(run.ranking, self.ranker, self.librarian, self.embedder, run.question, question,
+                                      lambda n: self._quotes(run, question, chunks, texts, limit=n) if chunks else [])
+            else:
+                quotes = self._quotes(run, question, chunks, texts)
             if not quotes and chosen:
                 quotes = extractive_answer(question, self.embedder, chosen, found, texts,
                                            limit=self.params.answer_sentences)
             citations = cite([e.edge for e in chosen], found, first=[c for q in quotes for c in q.chunks])
             citations = cited_only(citations, [c for q in quotes for c in q.chunks])
-            citations = self._with_chunk_sources(citations, [c for q in quotes for c in q.chunks])
+            citations = with_chunk_sources(self.store, citations, [c for q in quotes for c in q.chunks])
             sentences = render(quotes, citations)
             if not sentences:
                 sentences = [NOTHING_CITABLE]
@@ -411,40 +413,6 @@ class GraphRag:
         yield run.writer.step("synthesis", synthesis, quads)
         yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
                     warnings=tuple(run.warnings))
-
-    def _chain_quotes(self, run: _Run, question: np.ndarray, chunks: list[str], texts: dict[str, str]) -> list[Quote]:
-        """The chain of evidence: the first hop's best-answering sentences (of the selected edges' chunks, best
-        ranked first, else of its best passages), then one sentence of the bridge hop's best passages."""
-        assert run.ranking is not None
-        about = [p for p in run.ranking.passages if p.hop > 1 and self.ranker is not None and self.ranker.about(p)]
-        hops = [1, 2] if about else [1]  # a bridge sentence only from a passage about the bridge entity
-        limit = 1 if len(hops) > 1 else 3  # with a bridge hop: one sentence per hop
-        quotes = self._quotes(run, question, chunks, texts, limit=limit) if chunks else []
-        for hop in hops if quotes else hops[:1]:
-            if hop == 1 and quotes:
-                continue
-            passages = (about if hop > 1 else [p for p in run.ranking.passages if p.hop == 1])[:_HOP_POOL[hop > 1]]
-            unread = [p.chunk for p in passages if p.text is None]
-            got = self.librarian.texts(unread, missing_ok=True) if unread else {}
-            pool = [(p.chunk, p.text if p.text is not None else got.get(p.chunk), i)
-                    for i, p in enumerate(passages, start=1)]
-            bridge = passages[0].bridge if passages else None
-            names = self.retriever.names(bridge) if bridge and self.retriever is not None else []
-            asked = f"{names[0]} {run.question}" if names else run.question  # hop 2: about the bridge entity
-            picks = pick_sentences(asked, question, self.embedder,
-                                   [(c, t, i) for c, t, i in pool if t is not None], limit=1 if hop > 1 else limit)
-            quotes += [Quote(p.text, (p.chunk,)) for p in picks if all(q.text != p.text for q in quotes)]
-        return quotes
-
-    def _with_chunk_sources(self, citations: Citations, chunks: list[str]) -> Citations:
-        """The citations with a source for each quoted chunk no selected edge came from."""
-        have = {s.chunk for s in citations.sources}
-        missing = [Iri(c) for c in dict.fromkeys(chunks) if c not in have and c in citations.by_chunk]
-        if not missing:
-            return citations
-        found = chunk_sources(self.store, missing)
-        extra = tuple(replace(found[c], marker=citations.by_chunk[c.value]) for c in missing if c in found)
-        return Citations(citations.sources + extra, citations.by_edge, citations.by_chunk)
 
     def _quotes(self, run: _Run, question: np.ndarray, chunks: list[str], texts: dict[str, str], *,
                 limit: int = 3) -> list[Quote]:

@@ -21,7 +21,9 @@ import numpy as np
 
 from provgraph.librarian.lexical import query_terms
 from provgraph.retrieval.hybrid import DENSE, LEXICAL, RRF_K, HybridRetriever, Ranked, fuse
+from provgraph.librarian.base import Librarian
 from provgraph.retrieval.passage_graph import PassageGraph
+from provgraph.store.queries import NamedQueries
 
 __all__ = ["GraphRanker", "PassageScore", "Seed", "Ranking", "RankParams", "GRAPH", "RELEVANCE_FLOOR"]
 
@@ -105,6 +107,11 @@ class GraphRanker:
         self.retriever = retriever
         self.graph = graph
         self.params = params or RankParams()
+
+    @classmethod
+    def over(cls, store: NamedQueries, librarian: Librarian, retriever: HybridRetriever) -> GraphRanker:
+        """A ranker with its own passage graph of the collection (filled on the first question)."""
+        return cls(retriever, PassageGraph(store, librarian))
 
     def rank(self, question: str, vector: np.ndarray | None, k: int, *, bridge: bool = True) -> Ranking:
         """The ``k`` best passages for ``question`` (``vector``: its embedding, or None for lexical only)."""

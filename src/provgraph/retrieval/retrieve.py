@@ -7,14 +7,14 @@ passage carries its document, page or section and offsets (from the store's ``ch
 subgraph is the facts extracted from the passages (``facts_of_chunks``) with their labels — all named
 store operations, so this works on any store backend. :func:`to_json` / :func:`from_json` are the wire form.
 
-    result = retrieve(runtime_parts, "Who discovered polonium?", k=5, mode="graph")
+    result = Retriever.of(runtime).retrieve("Who discovered polonium?", k=5, mode="graph")
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from provgraph.librarian.base import Librarian
 from provgraph.models.base import Embedder
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.retrieval.graph_rank import GraphRanker, PassageScore, Ranking
-from provgraph.retrieval.hybrid import DENSE, LEXICAL, HybridRetriever, Ranked
+from provgraph.retrieval.hybrid import DENSE, LEXICAL, Ranked
 from provgraph.retrieval.ranking_trace import relevant
 from provgraph.store.queries import NamedQueries
 
@@ -101,16 +101,31 @@ def _value(term: object) -> str:
     return term.value if isinstance(term, (Iri, Literal)) else str(term)
 
 
+class _Parts(Protocol):
+    @property
+    def store(self) -> Any: ...
+    @property
+    def librarian(self) -> Librarian: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def ranker(self) -> GraphRanker: ...
+
+
 class Retriever:
     """Retrieves passages over one collection (the runtime's parts)."""
 
-    def __init__(self, store: NamedQueries, librarian: Librarian, embedder: Embedder, hybrid: HybridRetriever,
-                 ranker: GraphRanker) -> None:
+    @classmethod
+    def of(cls, parts: _Parts) -> Retriever:
+        """The retriever over a runtime's store, librarian, embedder and ranker."""
+        return cls(parts.store, parts.librarian, parts.embedder, parts.ranker)
+
+    def __init__(self, store: NamedQueries, librarian: Librarian, embedder: Embedder, ranker: GraphRanker) -> None:
         self.store = store
         self.librarian = librarian
         self.embedder = embedder
-        self.hybrid = hybrid
         self.ranker = ranker
+        self.hybrid = ranker.retriever
 
     def retrieve(self, question: str, *, k: int = 5, mode: str = "graph", facts: bool = True) -> Retrieval:
         """The ``k`` best passages for ``question`` in ``mode``, with their provenance and subgraph."""
