@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.rdf.terms import Iri
     from provgraph.retrieval.document_rag import DocumentRag
     from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
-    from provgraph.retrieval.graph_rank import GraphRanker
     from provgraph.retrieval.hybrid import HybridRetriever
     from provgraph.retrieval.read_cache import ReadCache
     from provgraph.queue.nats_queue import NatsQueue
@@ -354,13 +353,7 @@ class Runtime:
 
         return GraphRag(self.store, self.librarian, self.embedder, self.entity_index, self.llm,
                         params or GraphRagParams.from_settings(self.settings), trace=self.settings.traces,
-                        retriever=self.retriever(), reads=self._graph_reads, ranker=self.ranker)
-
-    @cached_property
-    def ranker(self) -> GraphRanker:
-        """Graph-ranked passages (one per runtime: its passage graph follows the collection chunk by chunk)."""
-        from provgraph.retrieval.graph_rank import GraphRanker
-        return GraphRanker.over(self.store, self.librarian, self.retriever())
+                        retriever=self.retriever(), reads=self._graph_reads)
 
     @cached_property
     def _graph_reads(self) -> ReadCache:

@@ -192,7 +192,7 @@ class GraphRag:
         ranker: GraphRanker | None = None,
     ) -> None:
         self.retriever = retriever
-        self.ranker = ranker
+        self.ranker = ranker if ranker is not None or retriever is None else GraphRanker(retriever)
         self.store = store
         self.librarian = librarian
         self.embedder = embedder

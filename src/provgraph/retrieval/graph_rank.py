@@ -21,9 +21,7 @@ import numpy as np
 
 from provgraph.librarian.lexical import query_terms
 from provgraph.retrieval.hybrid import DENSE, LEXICAL, RRF_K, HybridRetriever, Ranked, fuse
-from provgraph.librarian.base import Librarian
 from provgraph.retrieval.passage_graph import PassageGraph
-from provgraph.store.queries import NamedQueries
 
 __all__ = ["GraphRanker", "PassageScore", "Seed", "Ranking", "RankParams", "GRAPH", "RELEVANCE_FLOOR"]
 
@@ -103,15 +101,11 @@ def _rank_of(ranked: Ranked, retriever: str) -> int | None:
 class GraphRanker:
     """Ranks a collection's passages for a question, see the module docstring."""
 
-    def __init__(self, retriever: HybridRetriever, graph: PassageGraph, params: RankParams | None = None) -> None:
+    def __init__(self, retriever: HybridRetriever, graph: PassageGraph | None = None,
+                 params: RankParams | None = None) -> None:
         self.retriever = retriever
-        self.graph = graph
+        self.graph = graph if graph is not None else retriever.graph  # the retriever's: kept between questions
         self.params = params or RankParams()
-
-    @classmethod
-    def over(cls, store: NamedQueries, librarian: Librarian, retriever: HybridRetriever) -> GraphRanker:
-        """A ranker with its own passage graph of the collection (filled on the first question)."""
-        return cls(retriever, PassageGraph(store, librarian))
 
     def rank(self, question: str, vector: np.ndarray | None, k: int, *, bridge: bool = True) -> Ranking:
         """The ``k`` best passages for ``question`` (``vector``: its embedding, or None for lexical only)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from provgraph.librarian.lexical import LexicalIndex, query_terms
 from provgraph.retrieval.background import running
 from provgraph.retrieval.boilerplate import is_boilerplate
 from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
+from provgraph.retrieval.passage_graph import PassageGraph
 from provgraph.store.base import QuadStore
 from provgraph.vectors.base import VectorIndex
 
@@ -190,6 +192,12 @@ class HybridRetriever:
                 if row < len(ranked):
                     out.setdefault(ranked[row].id, ranked[row])
         return list(out.values())[: 2 * k]
+
+    @cached_property
+    def graph(self) -> PassageGraph:
+        """The collection's passage graph (one per retriever, so per runtime: it follows the collection chunk by
+        chunk; :mod:`~provgraph.retrieval.graph_rank` ranks on it)."""
+        return PassageGraph(self.store, self.librarian)
 
     def names(self, entity: str) -> list[str]:
         """The entity's labels then aliases, as the lexical index knows them (empty when it has none)."""

@@ -23,7 +23,7 @@ from provgraph.librarian.base import Librarian
 from provgraph.models.base import Embedder
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.retrieval.graph_rank import GraphRanker, PassageScore, Ranking
-from provgraph.retrieval.hybrid import DENSE, LEXICAL, Ranked
+from provgraph.retrieval.hybrid import DENSE, LEXICAL, HybridRetriever, Ranked
 from provgraph.retrieval.ranking_trace import relevant
 from provgraph.store.queries import NamedQueries
 
@@ -108,8 +108,7 @@ class _Parts(Protocol):
     def librarian(self) -> Librarian: ...
     @property
     def embedder(self) -> Embedder: ...
-    @property
-    def ranker(self) -> GraphRanker: ...
+    def retriever(self) -> HybridRetriever: ...
 
 
 class Retriever:
@@ -117,8 +116,8 @@ class Retriever:
 
     @classmethod
     def of(cls, parts: _Parts) -> Retriever:
-        """The retriever over a runtime's store, librarian, embedder and ranker."""
-        return cls(parts.store, parts.librarian, parts.embedder, parts.ranker)
+        """The retriever over a runtime's store, librarian, embedder and hybrid retriever (and its passage graph)."""
+        return cls(parts.store, parts.librarian, parts.embedder, GraphRanker(parts.retriever()))
 
     def __init__(self, store: NamedQueries, librarian: Librarian, embedder: Embedder, ranker: GraphRanker) -> None:
         self.store = store

@@ -12,6 +12,7 @@ import pytest
 from provgraph import Provgraph
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.rdf.vocab import RDF, TG, XSD
+from provgraph.retrieval.graph_rank import GraphRanker
 from provgraph.retrieval.passage_graph import PassageGraph
 from provgraph.session import Answer
 
@@ -97,7 +98,7 @@ def test_a_bridge_question_finds_a_passage_sharing_no_word_with_it_through_the_b
     byron, ada = _chunk_of(bridge, "Lord Byron"), _chunk_of(bridge, "Ada Lovelace")
     assert not _words(bridge.runtime.librarian.text(byron)) & _words(QUESTION)
     vector = bridge.runtime.embedder.embed([QUESTION])[0]
-    ranker = bridge.runtime.ranker
+    ranker = GraphRanker(bridge.runtime.retriever())
     assert byron not in [p.chunk for p in ranker.rank(QUESTION, vector, 5, bridge=False).passages]
     ranking = ranker.rank(QUESTION, vector, 5)
     found = next(p for p in ranking.passages if p.chunk == byron)

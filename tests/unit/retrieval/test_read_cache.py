@@ -120,6 +120,6 @@ def test_a_removed_document_leaves_no_stale_fact_or_source_behind(corpus_setting
         fresh = GraphRag(rt.store, rt.librarian, rt.embedder, rt.entity_index, None, retriever=rt.retriever(),
                          ranker=GraphRanker(rt.retriever(), PassageGraph(rt.store, rt.librarian)))
         assert after.sources == _sources(fresh, question, "r4").sources  # what an engine with nothing kept finds
-        kept_graph, fresh_graph = rt.ranker.graph, fresh.ranker.graph  # type: ignore[union-attr]
+        kept_graph, fresh_graph = rt.retriever().graph, fresh.ranker.graph  # type: ignore[union-attr]
         assert (kept_graph.chunk_count, kept_graph.entity_count) == (fresh_graph.chunk_count, fresh_graph.entity_count)
         assert before.sources[0].chunk not in kept_graph
