@@ -15,6 +15,7 @@ from provgraph.explain.citations import Ranks, chunk_ranks, citations_of, retrac
 from provgraph.explain.excerpts import excerpt
 from provgraph.explain.graph import EPOCH, Node, TraceGraph
 from provgraph.explain.labels import Labeller
+from provgraph.explain.ranking import ranking_of
 from provgraph.explain.model import (
     AgentTrace,
     Analysis,
@@ -185,6 +186,7 @@ class TraceBuilder:
         self._retractions(q.iri)
         grounding = g.step(q.iri, TG.Grounding)
         exploration = g.step(q.iri, TG.Exploration)
+        ranking = g.step(q.iri, TG.Ranking)
         focus = g.step(q.iri, TG.Focus)
         edges = self._edges(focus) if focus is not None else ()
         synthesis = self._synthesis(g.step(q.iri, TG.Synthesis), edges)
@@ -203,6 +205,7 @@ class TraceBuilder:
                 llm=focus.llm(),
             ),
             synthesis=synthesis,
+            ranking=None if ranking is None else ranking_of(ranking, g, self._chunk, self.lookups.labels.label),
             retracted=retractions_of(g, q.iri, {e.edge for e in edges}, used_chunks),
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ClassVar, Literal, Union
+from typing import Any, ClassVar, Literal, Union
 
 from provgraph.events import Source
 from provgraph.provenance.common import LlmCall
@@ -200,6 +200,7 @@ class GraphRagTrace:
     grounding: Grounding | None = None
     exploration: Exploration | None = None
     focus: Focus | None = None
+    ranking: Any = None  # explain.ranking.RankingView: graph-ranked passages, when the trace has them
     synthesis: Synthesis | None = None
     retracted: tuple[Retraction, ...] = ()
 

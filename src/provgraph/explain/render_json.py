@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from provgraph.events import Source
+from provgraph.explain.ranking import ranking_json
 from provgraph.explain.model import (
     AgentTrace,
     ChunkRef,
@@ -143,6 +144,7 @@ def _graph_rag(t: GraphRagTrace) -> dict[str, Any]:
             "entities": [{"term": str(e.term), "label": e.label} for e in x.entities],
         },
         "focus": None if f is None else {"iri": f.iri.value, "usage": _usage(f.llm), "edges": [_edge(e) for e in f.edges]},
+        "ranking": None if t.ranking is None else ranking_json(t.ranking, _chunk),
         "synthesis": _synthesis(t.synthesis),
     }
 

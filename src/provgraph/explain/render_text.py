@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from provgraph.events import Source
+from provgraph.explain.ranking import ranking_lines
 from provgraph.explain.model import (
     GlobalTrace,
     AgentTrace,
@@ -187,6 +188,10 @@ def _graph_rag(out: _Lines, t: GraphRagTrace, indent: int, nested: bool) -> None
             out.add(d, f"Edges explored: {t.exploration.edge_count}")
         if t.exploration.entities:
             out.field(d, "Entities", ", ".join(e.label for e in t.exploration.entities))
+    if t.ranking is not None:
+        out.add(indent, f"[ranking] {t.ranking.iri.value}")
+        for line in ranking_lines(t.ranking, lambda ref: source_line(ref.source) if ref.source else ref.iri.value):
+            out.add(d, line)
     if t.focus is not None:
         out.add(indent, f"[focus] {t.focus.iri.value}")
         out.add(d, f"Focused on {len(t.focus.edges)} edge(s)")

@@ -128,6 +128,9 @@ def load_trace(
         edges += [e for e in node.all(TG.edge) if isinstance(e, TripleTerm)]
         terms += node.all(TG.entity)
         chunks += node.iris(TG.selectedChunk)
+        if node.has_type(TG.RankedPassage):
+            chunks += node.iris(TG.chunk)
+            terms += node.all(TG.bridgeEntity)
         if node.has_type(TG.Citation):
             cited += node.iris(TG.selectedChunk)
         inline = TG.answer if node.has_type(TG.Conclusion) else TG.content

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from provgraph import Provgraph
+from provgraph.explain.render_json import trace_json
+from provgraph.explain.render_text import render_trace
 from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.rdf.vocab import RDF, TG, XSD
 from provgraph.retrieval.graph_rank import GraphRanker
@@ -141,3 +143,16 @@ def test_an_off_topic_question_gets_nothing_relevant_found_with_the_closest_in_t
     ranking = next(n for n in _ranking(answer).values() if TG.relevant in n)
     assert ranking[TG.relevant] == [Literal("false", datatype=XSD.boolean)]
     assert ranking[TG.closest] and answer.sources == ()
+
+
+def test_traces_show_gives_each_ranked_passage_its_scores_and_bridge_in_text_and_json(bridge) -> None:
+    answer = bridge.graph_rag(QUESTION)
+    trace = bridge.trace(answer.session_id)
+    shown = trace_json(trace)["ranking"]
+    byron = _chunk_of(bridge, "Lord Byron")
+    bridged = next(p for p in shown["passages"] if p["chunk"] == byron)
+    assert (bridged["hop"], bridged["bridge_label"], bridged["via"]) == (2, "Lord Byron", _chunk_of(bridge, "Ada Lovelace"))
+    assert bridged["source"]["document"].endswith("byron.txt") and bridged["score"] is not None
+    assert shown["relevant"] and any(s["label"] == "Ada Lovelace" and s["linked_by"] == "exact" for s in shown["seeds"])
+    text = render_trace(trace)
+    assert "[ranking]" in text and "byron.txt" in text and "hop 2 via Lord Byron" in text

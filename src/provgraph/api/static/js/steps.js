@@ -123,6 +123,25 @@ export function chunksCard(title, chunks, onPick) {
     lost ? h("p", { class: "notice warn" }, `${lost} chunk${lost === 1 ? "" : "s"} no longer in the store`) : null);
 }
 
+/**
+ * The ranking: graph-ranked passages, each with the scores that placed it (fused, graph, lexical and dense
+ * ranks) and, for a bridge hop, the entity that brought it in; the seeds of each hop above.
+ */
+export function rankingCard(ranking, onPick) {
+  const why = (p) => [`#${p.rank}`, typeof p.score === "number" ? `score ${score(p.score)}` : null,
+    p.graph_rank ? `graph #${p.graph_rank}` : null, p.lexical_rank ? `lexical #${p.lexical_rank}` : null,
+    p.dense_rank ? `dense #${p.dense_rank}` : null,
+    p.bridge ? `hop ${p.hop} via ${p.bridge_label || p.bridge}` : null].filter(Boolean).join(" · ");
+  const hops = [...new Set(ranking.seeds.map((s) => s.hop || 1))].sort();
+  const seeds = hops.map((hop) => h("p", {}, h("strong", {}, `Seeds, hop ${hop}: `),
+    ranking.seeds.filter((s) => (s.hop || 1) === hop && !String(s.node).startsWith("urn:chunk:")).slice(0, SHOWN_SEEDS)
+      .map((s) => `${s.label} (${s.linked_by}, ${score(s.weight)})`).join(", ") || "passages only"));
+  const found = ranking.passages.filter((p) => p.source);
+  return card("ranking", ranking.relevant ? `Ranked ${ranking.passages.length} passages` : "Nothing relevant found",
+    ...seeds,
+    sourceList(found.map((p) => ({ ...p.source, marker: why(p), excerpt: p.excerpt })), onPick));
+}
+
 export function analysisCard(a, nested = null) {
   return card("analysis", `Iteration ${a.step}`,
     a.thought ? h("p", {}, h("strong", {}, "Thought: "), a.thought) : null,

@@ -121,6 +121,10 @@ class LiveTrace {
       this.target.append(chunks !== undefined
         ? card("exploration", `Retrieved ${chunks} chunks`)
         : explorationCard(values(t, "edgeCount")[0], values(t, "entity")));
+    } else if (m.step === "ranking") {
+      const bridged = values(t, "bridgeEntity").length;
+      this.target.append(card("ranking", `Ranked ${values(t, "rankedPassage").length} passages`
+        + (bridged ? ` (${bridged} over a bridge entity)` : "")));
     } else if (m.step === "focus") this.target.append(focusCard(focusEdges(t)));
     else if (m.step === "synthesis") {
       const answer = this.answerCard();

@@ -5,7 +5,7 @@ import { KIND, h, link, notice, problem, setContent, when } from "../dom.js";
 import { drawGraph } from "../graph.js";
 import { showCitation, showEdge, showSource, sourcePanel } from "../source.js";
 import {
-  analysisCard, answerText, chunksCard, conclusionCard, edgeKey, explorationCard, focusCard, groundingCard,
+  analysisCard, answerText, chunksCard, conclusionCard, edgeKey, explorationCard, focusCard, groundingCard, rankingCard,
   questionCard, synthesisCard, traceLink,
 } from "../steps.js";
 import { neighbourhood } from "./neighbourhood.js";
@@ -95,6 +95,7 @@ class TraceView {
       if (trace.exploration) {
         list.append(explorationCard(trace.exploration.edge_count, trace.exploration.entities.map((e) => e.label)));
       }
+      if (trace.ranking) list.append(rankingCard(trace.ranking, pick));
       if (trace.focus) list.append(focusCard(trace.focus.edges, { onPick: (e) => this.pickEdge(e), retracted: this.retracted }));
       if (trace.synthesis) list.append(synthesisCard(answerText(trace.synthesis.content, this.citer(trace)), this.citationList(trace)));
     } else if (trace.type === "DocRAG") {
