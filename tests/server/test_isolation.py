@@ -244,6 +244,10 @@ ASK: dict[tuple[str, str], Ask] = {
                                        json=lambda o: {"collection": COLLECTION, "question": Q}),
     ("POST", "/api/v1/document-rag"): Ask(answered_without_the_owners_data,
                                           json=lambda o: {"collection": COLLECTION, "question": Q}),
+    ("POST", "/api/v1/global-rag"): Ask(answered_without_the_owners_data,
+                                        json=lambda o: {"collection": COLLECTION, "question": Q}),
+    ("GET", f"{C}/communities"): Ask(empty_list),
+    ("GET", f"{C}/communities/{{community:path}}"): Ask("missing"),
     ("POST", "/api/v1/agent"): Ask(answered_without_the_owners_data,
                                    json=lambda o: {"collection": COLLECTION, "question": Q}),
     ("POST", "/api/v1/cli"): Ask(her_cli, json=lambda o: {
@@ -270,7 +274,7 @@ VIEWER = {"/", "/login", "/ask", "/traces", "/traces/{sid:path}", "/conversation
 
 def fill(path: str, o: Owner, *, restore_into: str = "restored") -> str:
     values = {"collection": COLLECTION, "document": o.document, "record_id": seg(o.chunk), "entity": seg(ENTITY),
-              "trace_id": o.trace, "job_id": o.job, "conversation": TALK}
+              "trace_id": o.trace, "job_id": o.job, "conversation": TALK, "community": seg("Community 0.1")}
     if path.endswith("/restore"):
         values["collection"] = restore_into
     for name, value in values.items():

@@ -79,7 +79,7 @@ def _extras(app: FastAPI, state: ServerState) -> None:
     import importlib
 
     for name in ("routes_jobs", "socket", "remote", "routes_records", "viewer", "routes_backup", "routes_explore", "routes_loads",
-                 "routes_openai"):
+                 "routes_openai", "routes_communities"):
         try:
             module = importlib.import_module(f"provgraph.api.{name}")
         except ModuleNotFoundError as exc:

@@ -17,7 +17,9 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from provgraph.api.errors import error_body, one_line, status_for
 from provgraph.api.routes_data import ERRORS
-from provgraph.api.schemas import AgentRequest, DocumentRagRequest, GraphRagRequest, RagResponse, RetrieveRequest
+from provgraph.api.schemas import (
+    AgentRequest, DocumentRagRequest, GlobalRagRequest, GraphRagRequest, RagResponse, RetrieveRequest,
+)
 from provgraph.api.state import request_settings, state_of
 from provgraph.api.trustgraph_wire import check_wire, to_trustgraph
 from provgraph.cli.common import timeout_message
@@ -59,6 +61,17 @@ def _document_rag(body: DocumentRagRequest) -> tuple[dict[str, Any], Starter]:
     return {"doc_limit": body.doc_limit, "llm": body.llm}, lambda rt: _turn(rt, body, rt.document_rag().ask)
 
 
+def _global_rag(body: GlobalRagRequest) -> tuple[dict[str, Any], Starter]:
+    def start(rt: Runtime) -> AsyncIterator[Event]:
+        from provgraph.communities.global_rag import GlobalParams
+
+        params = GlobalParams(level=body.level, max_reports=body.max_reports, map_limit=body.map_limit,
+                              question_deadline=rt.settings.question_deadline)
+        return _turn(rt, body, rt.global_rag(params).ask)
+
+    return {"llm": body.llm}, start
+
+
 def _agent(body: AgentRequest) -> tuple[dict[str, Any], Starter]:
     def start(rt: Runtime) -> AsyncIterator[Event]:
         return _turn(rt, body, lambda q: rt.ask_agent(q, groups=body.group, state=body.state))
@@ -70,6 +83,7 @@ RAG_SERVICES: dict[str, tuple[type[Any], Callable[[Any], tuple[dict[str, Any], S
     "graph-rag": (GraphRagRequest, _graph_rag),
     "document-rag": (DocumentRagRequest, _document_rag),
     "agent": (AgentRequest, _agent),
+    "global-rag": (GlobalRagRequest, _global_rag),
 }
 
 
@@ -171,6 +185,12 @@ async def graph_rag(request: Request, body: GraphRagRequest) -> Any:
 async def document_rag(request: Request, body: DocumentRagRequest) -> Any:
     """Answer from the most similar chunks (``document-rag --format json``)."""
     return await _answer(request, "document-rag", body)
+
+
+@router.post("/global-rag", responses=_STREAM, response_model=RagResponse)
+async def global_rag(request: Request, body: GlobalRagRequest) -> Any:
+    """Answer a question about the whole corpus from the community reports (``global-rag --format json``)."""
+    return await _answer(request, "global-rag", body)
 
 
 @router.post("/agent", responses=_STREAM, response_model=RagResponse)

@@ -77,6 +77,15 @@ class RetrieveRequest(_Ask):
     mode: Literal["graph", "hybrid", "lexical", "dense"] = "graph"
 
 
+class GlobalRagRequest(_Ask):
+    """``global-rag``'s options (map-reduce over the community reports)."""
+
+    level: int = Field(0, ge=0, le=10, description="community level searched (0: the top)")
+    max_reports: int = Field(5, ge=1, le=50, description="reports the answer draws on at most")
+    map_limit: int = Field(8, ge=1, le=50, description="reports the LLM scores at most (one call each)")
+    llm: LlmChoice | None = Field(None, examples=["none"])
+
+
 class AgentRequest(_Ask):
     max_iterations: int | None = Field(None, ge=1, le=100)
     group: list[str] | None = Field(None, max_length=50, examples=[["knowledge"]],

@@ -223,6 +223,10 @@ class AsyncClient:
         """Document RAG events as the server writes them."""
         return self._stream("document-rag", {"question": question, **options})
 
+    def stream_global_rag(self, question: str, **options: Any) -> AsyncIterator[Event]:
+        """Global search events (map-reduce over the community reports) as the server writes them."""
+        return self._stream("global-rag", {"question": question, **options})
+
     def stream_agent(self, question: str, **options: Any) -> AsyncIterator[Event]:
         """The agent's events as the server writes them."""
         return self._stream("agent", {"question": question, **options})
@@ -234,6 +238,10 @@ class AsyncClient:
     async def document_rag(self, question: str, **options: Any) -> Answer:
         """Answer from the most similar chunks."""
         return await collect_answer(self.stream_document_rag(question, **options))
+
+    async def global_rag(self, question: str, **options: Any) -> Answer:
+        """Answer a question about the whole corpus: each sentence cites report findings → facts → sentences."""
+        return await collect_answer(self.stream_global_rag(question, **options))
 
     async def agent(self, question: str, **options: Any) -> Answer:
         """The agent's answer."""

@@ -155,6 +155,14 @@ class Client:
         """Answer from the most similar chunks."""
         return self._run(self._async.document_rag(question, **options))
 
+    def stream_global_rag(self, question: str, **options: Any) -> Iterator[Event]:
+        """Global search events as the server writes them."""
+        return self._iterate(self._async.stream_global_rag(question, **options))
+
+    def global_rag(self, question: str, **options: Any) -> Answer:
+        """Answer a question about the whole corpus from the community reports, every sentence cited."""
+        return self._run(self._async.global_rag(question, **options))
+
     def agent(self, question: str, **options: Any) -> Answer:
         """The agent's answer."""
         return self._run(self._async.agent(question, **options))
