@@ -27,9 +27,9 @@ def chain_quotes(ranking: Ranking, ranker: GraphRanker, librarian: Librarian, em
                  vector: np.ndarray, first: Callable[[int], list[Quote]]) -> list[Quote]:
     """The chain of evidence. ``first(limit)`` gives the first hop's best-answering sentences (of the selected
     edges' chunks); without any, the first hop's best passages are quoted. With a bridge passage, the first
-    hop gives one sentence and the bridge passage the next: one sentence per hop, in chain order."""
+    hop gives its best two sentences and the bridge passage one after them, in chain order."""
     about = [p for p in ranking.passages if p.hop > 1 and ranker.about(p)]
-    limit = 1 if about else 3
+    limit = 2 if about else 3  # the bridge sentence after the first hop's best two
     quotes = first(limit)
     if not quotes:
         quotes = _pick(question, vector, embedder, librarian, [p for p in ranking.passages if p.hop == 1][:HOP_POOL[0]],
