@@ -38,13 +38,20 @@ def _one_model2vec_load_per_model() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No PROVGRAPH_* setting leaks in from the machine; PROVGRAPH_HOME is a fresh folder."""
+def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """No PROVGRAPH_* setting leaks in from the machine; PROVGRAPH_HOME is a fresh folder (and, in a
+    suite-on-PostgreSQL run, PROVGRAPH_STORE_URL an emptied database: tests/services.py)."""
     for key in list(os.environ):
         if key.startswith("PROVGRAPH_"):
             monkeypatch.delenv(key)
     home = tmp_path / "home"
     monkeypatch.setenv("PROVGRAPH_HOME", str(home))
+    from tests.services import suite_on_postgres, suite_store_url  # a plugin: imported by pytest first
+
+    if suite_on_postgres():
+        if request.node.get_closest_marker("embedded_only"):
+            pytest.skip("embedded-only (docs/scale-out.md): the suite runs on PostgreSQL")
+        monkeypatch.setenv("PROVGRAPH_STORE_URL", suite_store_url())
     return home
 
 

@@ -16,6 +16,7 @@ from provgraph.runtime import Runtime
 
 CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
 COLLECTION = "corpus"
+_CORPUS_TEMPLATE: str | None = None  # in a suite-on-PostgreSQL run: the database the corpus was built into
 
 
 def corpus_files() -> list[Path]:
@@ -23,9 +24,10 @@ def corpus_files() -> list[Path]:
     return sorted(p for p in CORPUS.iterdir() if p.suffix in (".txt", ".md", ".html", ".pdf") and p.name != "README.md")
 
 
-def build_corpus(home: Path, *, collection: str = COLLECTION) -> Settings:
-    """Load and extract the corpus into ``home``; returns settings pointing at it."""
-    settings = load_settings(home=str(home), collection=collection, llm="none")
+def build_corpus(home: Path, *, collection: str = COLLECTION, store_url: str | None = None) -> Settings:
+    """Load and extract the corpus into ``home`` (its quads into ``store_url`` if given); returns settings pointing at it."""
+    extra = {"store_url": store_url} if store_url else {}
+    settings = load_settings(home=str(home), collection=collection, llm="none", **extra)
     with Runtime(settings) as rt:
         loader = rt.loader()
         chunks = [c for path in corpus_files() for c in loader.load_file(path).chunks]
@@ -37,7 +39,14 @@ def build_corpus(home: Path, *, collection: str = COLLECTION) -> Settings:
 @pytest.fixture(scope="session")
 def _corpus_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("corpus-home")
-    build_corpus(home)
+    from tests.services import suite_on_postgres, suite_template  # a plugin: imported by pytest first
+
+    if suite_on_postgres():  # into a template database, copied for each test
+        global _CORPUS_TEMPLATE
+        _CORPUS_TEMPLATE = suite_template("corpus")
+        build_corpus(home, store_url=_CORPUS_TEMPLATE)
+    else:
+        build_corpus(home)
     return home
 
 
@@ -47,4 +56,10 @@ def corpus_settings(_corpus_home: Path, tmp_path: Path, monkeypatch: pytest.Monk
     home = tmp_path / "corpus-copy"
     shutil.copytree(_corpus_home, home)
     monkeypatch.setenv("PROVGRAPH_HOME", str(home))
+    if _CORPUS_TEMPLATE is not None:
+        from tests.services import suite_store_url
+
+        url = suite_store_url(_CORPUS_TEMPLATE)
+        monkeypatch.setenv("PROVGRAPH_STORE_URL", url)
+        return load_settings(home=str(home), collection=COLLECTION, llm="none", store_url=url)
     return load_settings(home=str(home), collection=COLLECTION, llm="none")

@@ -4,6 +4,11 @@
 run includes tests that need it (tests/contract, tests/scaleout, or the whole suite); xdist workers
 inherit its state file through ``SCALEOUT_TEST_SERVICES``. ``pg_url`` and ``nats_url`` then give their URLs.
 Without the services a test is skipped, except under CI=true, where it FAILS (CI must run them).
+
+``SCALEOUT_SUITE_STORE=postgresql`` runs the WHOLE suite with its quads, vectors and records in PostgreSQL: every
+test gets ``PROVGRAPH_STORE_URL`` set to a database of its own xdist worker, emptied of collections before it
+(:func:`suite_store_url`). Tests that are embedded-only (docs/scale-out.md names them) are marked ``embedded_only``
+and skipped in that mode.
 """
 
 from __future__ import annotations
@@ -25,10 +30,18 @@ SCRIPT = ROOT / "scripts" / "services.py"
 STATE_ENV = "SCALEOUT_TEST_SERVICES"  # the state file (no PROVGRAPH_ prefix: clean_environ removes those)
 ERROR_ENV = "SCALEOUT_TEST_SERVICES_ERROR"
 NEEDING = ("tests/contract", "tests/scaleout")
+SUITE_ENV = "SCALEOUT_SUITE_STORE"  # "postgresql": the whole suite on the PostgreSQL store
 SERVICES = "postgres,nats"
 
 
+def suite_on_postgres() -> bool:
+    """Whether this run puts every test's collections in PostgreSQL (``SCALEOUT_SUITE_STORE=postgresql``)."""
+    return os.environ.get(SUITE_ENV, "").strip().lower() == "postgresql"
+
+
 def _wanted(config: pytest.Config) -> bool:
+    if suite_on_postgres():
+        return True
     for arg in config.args or ["tests"]:
         path = (Path(config.invocation_params.dir) / arg.split("::")[0]).resolve()
         for folder in NEEDING:
@@ -39,6 +52,7 @@ def _wanted(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "embedded_only: needs the embedded store (skipped with SCALEOUT_SUITE_STORE)")
     if hasattr(config, "workerinput") or os.environ.get(STATE_ENV) or not _wanted(config):
         return
     folder = Path(tempfile.mkdtemp(prefix="provgraph-services-"))
@@ -77,6 +91,20 @@ def service_state() -> dict[str, dict[str, object]]:
     return dict(json.loads(Path(state).read_text()))
 
 
+@pytest.fixture
+def oxigraph_url(tmp_path: Path) -> Iterator[str]:
+    """A fresh Oxigraph server of this test's own (a SPARQL replica holds one collection), stopped after it."""
+    folder = tmp_path / "oxigraph-server"
+    run = subprocess.run([sys.executable, str(SCRIPT), "start", "--dir", str(folder), "--only", "oxigraph"],
+                         capture_output=True, text=True, timeout=60)
+    if run.returncode != 0:
+        _unavailable("the Oxigraph server: " + (run.stderr.strip().splitlines() or ["services.py failed"])[-1])
+    try:
+        yield str(json.loads((folder / "services.json").read_text())["oxigraph"]["url"])
+    finally:
+        subprocess.run([sys.executable, str(SCRIPT), "stop", "--dir", str(folder)], capture_output=True, timeout=60)
+
+
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
     """The URL of the test PostgreSQL (skipped without it; a failure under CI=true)."""
@@ -93,3 +121,49 @@ def nats_url() -> Iterator[str]:
     if info is None:
         _unavailable("NATS")
     yield str(info["url"])  # type: ignore[index]
+
+
+def _pg_base() -> str:
+    info = service_state().get("postgres")
+    if info is None:
+        _unavailable("PostgreSQL")
+    return str(info["url"])  # type: ignore[index]
+
+
+def _database(name: str, template: str) -> str:
+    """A fresh database ``name`` copied from ``template`` (dropped first if it exists); its URL."""
+    import psycopg
+
+    base = _pg_base()
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def _worker() -> str:
+    return os.environ.get("PYTEST_XDIST_WORKER", "main").replace("-", "_")
+
+
+_TEMPLATES: set[str] = set()
+
+
+def suite_template(name: str) -> str:
+    """The URL of an empty template database ``suite_tpl_<name>_<worker>`` (with pgvector), to fill once."""
+    import psycopg
+
+    db = f"suite_tpl_{name}_{_worker()}"
+    url = _database(db, "template0")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    _TEMPLATES.add(db)
+    return url
+
+
+def suite_store_url(template: str | None = None) -> str:
+    """The PostgreSQL URL for one test of a suite-on-PostgreSQL run: a fresh database of the worker's, empty (with
+    pgvector) or copied from a filled :func:`suite_template` URL."""
+    if template is None:
+        template = suite_template("empty") if f"suite_tpl_empty_{_worker()}" not in _TEMPLATES else \
+            _pg_base().rsplit("/", 1)[0] + f"/suite_tpl_empty_{_worker()}"
+    return _database(f"suite_{_worker()}", template.rsplit("/", 1)[1])

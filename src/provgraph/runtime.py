@@ -36,10 +36,10 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.store.base import QuadStore
     from provgraph.store.pg_jobs import JobTable
     from provgraph.store.oxigraph import OxigraphStore
+    from provgraph.store.replica import OxigraphReplica
     from provgraph.vectors.base import VectorIndex
 
 __all__ = ["Runtime", "Removal", "drop_collection", "job_queue", "job_table"]
-
 
 
 def build_chat_model(settings: Settings) -> ChatModel | None:
@@ -155,17 +155,16 @@ class Runtime:
         return store.schema
 
     @property
-    def sparql_store(self) -> OxigraphStore:
-        """The store as a SPARQL engine, for ``sparql`` and the API's SPARQL route (retrieval, explain and the
-        agent use the named operations of any store): the embedded store only, until the PostgreSQL store has
-        its SPARQL replica."""
+    def sparql_store(self) -> OxigraphStore | OxigraphReplica:
+        """What answers SPARQL (``sparql``, the API's route): the embedded store, or a PostgreSQL collection's replica."""
         from provgraph.store.oxigraph import OxigraphStore
 
-        store = self.store
-        if not isinstance(store, OxigraphStore):
-            raise ConfigError(f"collection {self.ref}: its quads are in PostgreSQL (PROVGRAPH_STORE_URL), where SPARQL is "
-                              "not answered yet (every other command is)")
-        return store
+        return self.store if isinstance(self.store, OxigraphStore) else self.replica()
+
+    def replica(self) -> OxigraphReplica:
+        """The Oxigraph server replica of this PostgreSQL collection (ConfigError without ``PROVGRAPH_REPLICA_URL``)."""
+        from provgraph.store.replica import replica_of
+        return replica_of(self.store, self.settings.replica_url)
 
     @cached_property
     def librarian(self) -> Librarian:
@@ -263,10 +262,10 @@ class Runtime:
         if _postgres_url(self.settings) is not None:
             raise ConfigError(f"collection {self.ref}: a backup archive holds an embedded store; with the quads in "
                               "PostgreSQL (PROVGRAPH_STORE_URL) use provgraph export (and pg_dump) instead")
-        try:
-            store: OxigraphStore | None = self.sparql_store
+        try:  # embedded (checked above); None when another process has it: make_backup waits for it, or refuses
+            store: OxigraphStore | None = self.sparql_store  # type: ignore[assignment]
         except StoreUnavailable:
-            store = None  # another process has it: make_backup waits for it, or refuses
+            store = None
         return make_backup(self.ref, Path(file), settings=settings_that_matter(self.settings), store=store, wait=wait)
 
     def check(self, *, repair: bool = False) -> CheckReport:
@@ -298,6 +297,8 @@ class Runtime:
                 done += fix(parts, found)
                 problems = find_problems(parts)
         counts = {"documents": len(self.librarian.list(kind="document")), "quads": len(self.store)}
+        if _postgres_url(self.settings) is not None and (self.settings.replica_url or "").strip():
+            counts["replica_pending"] = self.replica().lag().behind  # not a problem: a query catches up first
         return CheckReport(str(self.ref), found, done, problems, counts, repair)
 
     @cached_property

@@ -24,8 +24,8 @@ def _commands(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]
 
 def test_every_command_has_help_with_an_example() -> None:
     commands = _commands(typer.main.get_command(app))
-    assert len(commands) == 36  # 23 + serve, tokens create|list|revoke, communities build|list|show, global-rag, retrieve,
-    # conversations list|show|delete, mcp
+    assert len(commands) == 38  # 23 + serve, tokens create|list|revoke, communities build|list|show, global-rag, retrieve,
+    # conversations list|show|delete, mcp, replica rebuild|sync
     missing = []
     for cmd in commands:
         r = run(*cmd, "--help")

@@ -65,6 +65,6 @@ def test_the_corpus_on_postgresql_has_the_embedded_quads(pg_url: str, tmp_path: 
     assert removed.code == 0 and re.search(r"removed urn:doc:radium_institute.txt \(\d+ quads\)", removed.out)
     assert re.search(r"4 document\(s\), \d+ quads: consistent", run("check", "-C", name).out)
     sparql = run("sparql", "SELECT * WHERE { ?s ?p ?o } LIMIT 1", "-C", name)
-    assert sparql.code == 2 and "where SPARQL is not answered yet" in sparql.err
+    assert sparql.code == 2 and "set PROVGRAPH_REPLICA_URL" in sparql.err
     assert run("collections", "drop", name, "--yes").code == 0
     assert ("default", name) not in list_pg_collections(pg_url)

@@ -52,6 +52,7 @@ LAZY: dict[str, tuple[str, str]] = {
                             "stores."),
     "mcp": ("mcp_cmds", "Serve MCP tools (graph_rag, document_rag, traces_show, documents_list) to MCP clients."),
     "collections": ("store_cmds", "List, create and drop collections."),
+    "replica": ("store_cmds", "The SPARQL replica (an Oxigraph server) of a PostgreSQL collection."),
     "config": ("config_cmd", "Inspect configuration."),
     "documents": ("documents_cmds", "List, show and remove loaded documents."),
     "communities": ("community_cmds", "Find the knowledge graph's communities, write their reports, list and show "

@@ -48,6 +48,10 @@ def _report(report: CheckReport, *, fmt: str) -> None:
     verdict = "consistent" if not left else f"{len(left)} problem(s)" + ("" if report.repaired else
                                                                         "; `provgraph check --repair` fixes those marked repairable")
     echo(f"{report.collection}: {report.counts['documents']} document(s), {report.counts['quads']} quads: {verdict}")
+    pending = report.counts.get("replica_pending")
+    if pending is not None:
+        echo("SPARQL replica: not built (provgraph replica rebuild)" if pending < 0 else
+             f"SPARQL replica: {pending} write(s) behind")
 
 
 def backup(

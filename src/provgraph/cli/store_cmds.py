@@ -205,9 +205,36 @@ def collections_drop(
     echo(f"dropped {ref}")
 
 
+replica_app = typer.Typer(help="The SPARQL replica (an Oxigraph server) of a PostgreSQL collection.",
+                          no_args_is_help=True)
+
+
+@replica_app.command("rebuild")
+def replica_rebuild(ctx: typer.Context, collection: str = COLLECTION_OPTION, user: str = USER_OPTION) -> None:
+    """Load the whole collection into its emptied replica (PROVGRAPH_REPLICA_URL), then follow the outbox.
+
+    Example: provgraph replica rebuild -C big
+    """
+    settings = settings_from(ctx, collection=collection, user=user)
+    with open_runtime(settings) as rt:
+        replica = rt.replica()
+        loaded = replica.rebuild()
+    echo(f"rebuilt the SPARQL replica of {rt.ref} at {replica.url}: {loaded} quads")
+
+
+@replica_app.command("sync")
+def replica_sync(ctx: typer.Context, collection: str = COLLECTION_OPTION, user: str = USER_OPTION) -> None:
+    """Apply the writes the replica has not seen yet (a query does it first anyway). Example: provgraph replica sync"""
+    settings = settings_from(ctx, collection=collection, user=user)
+    with open_runtime(settings) as rt:
+        applied = rt.replica().sync()
+    echo(f"applied {applied} write(s) to the SPARQL replica of {rt.ref}")
+
+
 def register(app: typer.Typer) -> None:
     """Add the store commands to the app."""
     app.command("sparql")(sparql)
     app.command("export")(export)
     app.command("import")(import_)
     app.add_typer(collections_app, name="collections")
+    app.add_typer(replica_app, name="replica")

@@ -27,7 +27,7 @@ from provgraph.store.base import ANY, GraphSel, RdfFormat, SelectResult
 from provgraph.store.pg_terms import DEFAULT_GRAPH, TRIPLE, TermRow, decode_row, term_id, term_rows
 from provgraph.store.queries_postgres import SqlQueries
 
-__all__ = ["PostgresStore", "schema_of", "drop_pg_collection", "list_pg_collections", "pg_connect", "pg_errors"]
+__all__ = ["PostgresStore", "sparql_data", "schema_of", "drop_pg_collection", "list_pg_collections", "pg_connect", "pg_errors"]
 
 _PLACEMENT = """CREATE TABLE IF NOT EXISTS provgraph_collections (
   usr text NOT NULL, collection text NOT NULL, schema_name text NOT NULL UNIQUE,
@@ -43,7 +43,13 @@ CREATE INDEX IF NOT EXISTS quads_osg ON {s}.quads (o, s, g);
 CREATE INDEX IF NOT EXISTS quads_gsp ON {s}.quads (g, s, p);
 CREATE SEQUENCE IF NOT EXISTS {s}.gen_all;
 CREATE SEQUENCE IF NOT EXISTS {s}.gen_knowledge;
-CREATE SEQUENCE IF NOT EXISTS {s}.gen_source;"""
+CREATE SEQUENCE IF NOT EXISTS {s}.gen_source;
+CREATE TABLE IF NOT EXISTS {s}.replicas (url text PRIMARY KEY, applied bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS {s}.outbox (seq bigserial PRIMARY KEY, removed text NOT NULL, added text NOT NULL);"""
+# Writers take this advisory lock shared, a replica being registered exclusive: a write committed after the
+# registration is in the outbox, one committed before it is in the rebuild's export
+_OUTBOX_LOCK = "SELECT pg_advisory_xact_lock{mode}(hashtext(%s))"
+_OUTBOX_IN = ("INSERT INTO {s}.outbox (removed, added) SELECT %s, %s WHERE EXISTS (SELECT 1 FROM {s}.replicas)")
 _TERMS_IN = ("INSERT INTO {s}.terms (id, kind, value, extra, ts, tp, tob) SELECT * FROM unnest("
              "%s::bigint[], %s::smallint[], %s::text[], %s::text[], %s::bigint[], %s::bigint[], %s::bigint[]) "
              "ORDER BY 1 ON CONFLICT (id) DO NOTHING RETURNING id")
@@ -124,6 +130,11 @@ def drop_pg_collection(url: str, user: str, collection: str) -> None:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
     finally:
         conn.close()
+
+
+def sparql_data(quads: Iterable[Quad]) -> str:
+    """Quads as the inside of a SPARQL ``INSERT DATA``/``DELETE DATA`` block, terms in canonical form (the outbox's text)."""
+    return "".join(f"{q.s} {q.p} {q.o} .\n" if q.g is None else f"GRAPH {q.g} {{ {q.s} {q.p} {q.o} . }}\n" for q in quads)
 
 
 def _columns(rows: Iterable[TermRow]) -> list[list[Any]]:
@@ -263,7 +274,17 @@ class PostgresStore(SqlQueries):
             if adding:
                 self._write_terms(conn, (t for q in adding for t in (q.s, q.p, q.o, q.g) if t is not None))
                 conn.execute(self._sql(_QUADS_IN), _quad_columns(adding))
+            self._to_outbox(conn, sparql_data(removing), sparql_data(adding))
         self._bump(removing + adding)
+
+    def _to_outbox(self, conn: Any, removed: str, added: str) -> None:
+        """The write for the collection's SPARQL replicas (store/replica.py), when it has one, in the same transaction."""
+        conn.execute(_OUTBOX_LOCK.format(mode="_shared"), (self.schema,))
+        conn.execute(self._sql(_OUTBOX_IN), (removed, added))
+
+    def outbox_lock(self, conn: Any) -> None:
+        """Wait for the writes in progress and keep new ones out until ``conn``'s transaction ends."""
+        conn.execute(_OUTBOX_LOCK.format(mode=""), (self.schema,))
 
     def add(self, quads: Iterable[Quad]) -> int:
         """Add quads in one transaction; returns how many were given. Idempotent."""
@@ -277,7 +298,10 @@ class PostgresStore(SqlQueries):
 
     def clear(self) -> None:
         """Remove every quad (the dictionary stays)."""
-        self._fetch("DELETE FROM {s}.quads RETURNING 1", doing="clear")
+        conn = self._conn()
+        with pg_errors(self.name, "clear"), conn.transaction():
+            conn.execute(self._sql("DELETE FROM {s}.quads"))
+            self._to_outbox(conn, "*", "")
         self._bump(None)
 
     # -- reads ------------------------------------------------------------------------------------------
