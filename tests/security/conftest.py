@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -26,12 +27,18 @@ def cli(home: Path, *args: str, stdin: bytes | None = None) -> subprocess.Comple
                           input=stdin.decode() if stdin is not None else None, text=True)
 
 
+@contextmanager
+def serving(factory: pytest.TempPathFactory, quads: bytes, *args: str) -> Iterator[LiveServer]:
+    """An open loopback server (``serve ARGS``) over a fresh home whose collection ``c`` holds ``quads``."""
+    with live_server(factory.mktemp("security") / "home", *args) as live:
+        assert http.post(live.url + "/api/v1/collections/c/import", content=quads).status_code == 200
+        yield live
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """An open loopback server whose collection ``c`` holds one quad."""
-    home = tmp_path_factory.mktemp("security") / "home"
-    with live_server(home) as live:
-        assert http.post(live.url + "/api/v1/collections/c/import", content=QUAD).status_code == 200
+    with serving(tmp_path_factory, QUAD) as live:
         yield live
 
 

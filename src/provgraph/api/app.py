@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from provgraph import __version__
 from provgraph.api import routes_conversations, routes_data, routes_rag
 from provgraph.api.errors import install_handlers
+from provgraph.store.sparql_run import cancel_all
 from provgraph.api.connections import quiet_accept_errors
 from provgraph.api.guard import Guard
 from provgraph.api.origin import HostPolicy, OriginGuard
@@ -41,6 +42,7 @@ def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_us
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         quiet_accept_errors(asyncio.get_running_loop())
         yield
+        cancel_all()  # running SPARQL queries stop at their next solution, so they do not hold collections
         if state.jobs is not None:
             await state.jobs.shutdown()
         closed = state.pool.close()  # every collection flushed and closed: consistent on disk

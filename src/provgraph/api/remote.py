@@ -72,6 +72,7 @@ class _Host:
         self.user = user
         self.write = write
         self.timeout_s = state.limits.timeout_s
+        self.result_caps = (state.limits.max_result_rows, int(state.limits.max_result_mb * 2**20))
 
     def use(self, settings: Settings, *, create: bool, write: bool) -> Any:
         return self.state.pool.use(settings, create=create, write=write)

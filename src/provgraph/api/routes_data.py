@@ -5,11 +5,15 @@ JSON bodies are what the matching CLI command prints with ``--format json``.
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-import pyoxigraph as ox
 from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import StreamingResponse
 from pydantic import BeforeValidator
 from fastapi.concurrency import run_in_threadpool
 
@@ -26,7 +30,7 @@ from provgraph.api.schemas import (
     SparqlRequest,
 )
 from provgraph.api.state import request_settings, state_of, user_of
-from provgraph.errors import InputError, QueryError
+from provgraph.errors import InputError
 from provgraph.api.objects import to_objects
 from provgraph.explain.documents import document_detail, document_rows, provenance_json
 from provgraph.explain.provenance_tree import document_tree
@@ -35,6 +39,8 @@ from provgraph.explain.lifecycle import delete_traces, parse_moment, traces_befo
 from provgraph.explain.traces import list_traces, load_trace
 from provgraph.layout import CollectionRef
 from provgraph.rdf.ids import document_iri
+from provgraph.cli.common import timeout_message
+from provgraph.store.sparql_run import QueryTimeout, ResultLimits, run_query
 from provgraph.store.collections import create_collection, list_collections
 
 __all__ = ["router"]
@@ -153,17 +159,47 @@ def delete_trace(request: Request, collection: str, trace_id: str) -> dict[str, 
 
 @router.post("/collections/{collection}/sparql", tags=["sparql"],
              responses={200: {"content": {"application/sparql-results+json": {}, "application/n-triples": {}}}})
-def sparql(request: Request, collection: str, body: SparqlRequest) -> Response:
-    """Read-only SPARQL: SELECT and ASK give SPARQL JSON results, CONSTRUCT/DESCRIBE N-Triples; updates are refused."""
-    with state_of(request).pool.use(request_settings(request, _path_name(collection))) as rt:
-        result = rt.sparql_store.raw_query(body.query)
+async def sparql(request: Request, collection: str, body: SparqlRequest) -> Response:
+    """Read-only SPARQL: SELECT and ASK give SPARQL JSON results, CONSTRUCT/DESCRIBE N-Triples; updates are refused.
+
+    Results stream as they are evaluated, within the server's caps: past ``--max-result-rows`` or
+    ``--max-result-mb``, or its ``--timeout`` once results have started, they end with a top-level
+    ``"truncated": {"reason", "message"}`` member (N-Triples: a last ``# truncated:`` comment); a query
+    with no result by the timeout is a 408.
+    """
+    state = state_of(request)
+    settings = request_settings(request, _path_name(collection))
+    limits = state.limits
+    caps = ResultLimits(limits.max_result_rows, int(limits.max_result_mb * 2**20), limits.timeout_s)
+
+    @contextmanager
+    def store() -> Iterator[Any]:
+        with state.pool.use(settings) as rt:
+            yield rt.sparql_store
+
+    results = run_query(store, body.query, "json", caps)
+    try:
+        kind = await asyncio.to_thread(next, results)
+        first = await asyncio.to_thread(next, results, None)
+    except QueryTimeout:
+        raise ApiError(408, "Timeout", timeout_message(limits.timeout_s)) from None
+
+    if kind == "boolean":
+        results.cancel()
+        return Response(json.dumps({"head": {}, "boolean": first}), media_type="application/sparql-results+json")
+
+    async def chunks() -> AsyncIterator[bytes]:
         try:
-            if isinstance(result, ox.QueryTriples):
-                return Response(result.serialize(format=ox.RdfFormat.N_TRIPLES), media_type="application/n-triples")
-            data = result.serialize(format=ox.QueryResultsFormat.JSON)
-        except (OSError, ValueError, RuntimeError) as exc:
-            raise QueryError(f"collection {rt.ref}: query failed: {exc}") from exc
-    return Response(data, media_type="application/sparql-results+json")
+            item = first
+            while item is not None:
+                if isinstance(item, bytes):
+                    yield item
+                item = await asyncio.to_thread(next, results, None)
+        finally:
+            results.cancel()  # the client left, or the results ended: the query's thread stops
+
+    media = "application/n-triples" if kind == "ntriples" else "application/sparql-results+json"
+    return StreamingResponse(chunks(), media_type=media)
 
 
 _MEDIA = {"nquads": "application/n-quads", "trig": "application/trig"}

@@ -27,6 +27,8 @@ class Limits:
     max_connections: int = 512  # open connections, HTTP and WebSocket (503, closed)
     collections_per_user: int = 8  # collections one user keeps open; the least recently used one is closed
     max_open_collections: int = 64  # collections open in the server, every user together
+    max_result_rows: int = 100_000  # SPARQL solutions or triples in one answer (then "truncated")
+    max_result_mb: float = 64.0  # SPARQL results' serialised size (then "truncated")
 
 
 @dataclass

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # imported where used: `provgraph --help` loads neither setti
     from provgraph.layout import CollectionRef
     from provgraph.runtime import Runtime
 
-__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "not_served", "query_timeout", "timeout_message", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "CONVERSATION_OPTION", "traces_override"]
+__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "not_served", "query_timeout", "query_caps", "timeout_message", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "CONVERSATION_OPTION", "traces_override"]
 
 
 
@@ -120,6 +120,12 @@ def query_timeout() -> float | None:
     """The seconds a query may run: the server's limit when run for one, else None (no limit)."""
     host = _host()
     return None if host is None else host.timeout_s
+
+
+def query_caps() -> tuple[int | None, int | None]:
+    """The rows and bytes a query's results may have: the server's caps when run for one, else none."""
+    caps: tuple[int | None, int | None] = getattr(_host(), "result_caps", (None, None))
+    return caps
 
 
 def timeout_message(seconds: float) -> str:

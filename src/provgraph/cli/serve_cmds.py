@@ -34,6 +34,10 @@ def serve(
                                              help="Collections one user keeps open (least recently used closed)."),
     max_open_collections: int = typer.Option(64, "--max-open-collections", min=1,
                                              help="Collections open at once, every user together."),
+    max_result_rows: int = typer.Option(100_000, "--max-result-rows", min=1,
+                                        help="SPARQL results (solutions or triples) in one answer; then truncated."),
+    max_result_mb: float = typer.Option(64.0, "--max-result-mb", min=0.001,
+                                        help="Size of one SPARQL answer (MiB); then truncated."),
 ) -> None:
     """Serve the HTTP API (/api/v1, OpenAPI at /api/v1/openapi.json); this process owns the stores.
 
@@ -61,7 +65,8 @@ def serve(
     limits = Limits(max_body_mb=max_body_mb, concurrency_per_token=concurrency, timeout_s=timeout,
                     header_timeout_s=header_timeout, max_connections=connections,
                     collections_per_user=min(collections_per_user, open_collections),
-                    max_open_collections=open_collections)
+                    max_open_collections=open_collections, max_result_rows=max_result_rows,
+                    max_result_mb=max_result_mb)
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     os.umask(0o077)  # everything the server writes is its owner's only (0700 folders, 0600 files)
     with own_home(settings.home, url):

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import pyoxigraph as ox
 import typer
 from rich.table import Table
 
-from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, drop, echo, json_text, listing_user, open_runtime, settings_from, stdout
+from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, drop, echo, json_text, listing_user, open_runtime, query_caps, query_timeout, settings_from, stdout
 from provgraph.explain.neutralise import escape_json
 from provgraph.cli.render import short
 from provgraph.errors import InputError, QueryError
@@ -19,6 +19,7 @@ from provgraph.layout import CollectionRef
 from provgraph.rdf.convert import from_ox
 from provgraph.rdf.seed_syntax import as_triple_terms
 from provgraph.store.collections import create_collection, list_collections
+from provgraph.store.sparql_run import QueryResults, QueryTimeout, ResultLimits, Truncated, run_query
 
 __all__ = ["register"]
 
@@ -49,61 +50,82 @@ def sparql(
     collection: str = COLLECTION_OPTION,
     user: str = USER_OPTION,
     fmt: QueryFormat = typer.Option(QueryFormat.table, "--format", "-f", help="table, json (SPARQL JSON) or csv."),
+    timeout: float | None = typer.Option(None, "--timeout", min=0.001,
+                                         help="Stop the query after this many seconds (run for a server: its limit)."),
 ) -> None:
     """Run a SPARQL query on a collection (prefixes prov: rdf: rdfs: xsd: dc: skos: owl: tg: are predefined).
 
+    Results print as they are evaluated; past the timeout (or a server's caps) they stop with a notice.
     Example: provgraph sparql 'SELECT ?sg WHERE { GRAPH <urn:graph:source> { ?sg tg:contains ?t } }' --format json
     """
     text = sys.stdin.read() if query == "-" else query
     settings = settings_from(ctx, collection=collection, user=user)
+    hosted_timeout = query_timeout()
+    rows, size = query_caps()
+    limits = ResultLimits(rows, size, hosted_timeout if hosted_timeout is not None else timeout)
     with open_runtime(settings) as rt:
-        result = _seed_syntax_query(rt, text)
-        try:  # results are evaluated lazily: failures surface while serialising
-            if isinstance(result, ox.QueryBoolean):
-                echo("true" if bool(result) else "false")
-            elif isinstance(result, ox.QueryTriples):
-                echo(_serialised(result, ox.RdfFormat.N_TRIPLES), nl=False)
-            elif fmt is QueryFormat.json:
-                echo(_serialised(result, ox.QueryResultsFormat.JSON))
-            elif fmt is QueryFormat.csv:
-                echo(_serialised(result, ox.QueryResultsFormat.CSV), nl=False)
+        try:
+            results = _seed_syntax_query(rt, text, "rows" if fmt is QueryFormat.table else fmt.value, limits)
+        except QueryTimeout as exc:
+            raise QueryError(f"collection {rt.ref}: {exc}") from None
+        try:
+            if results.kind == "boolean":
+                echo("true" if next(results) else "false")
+            elif results.kind == "rows":
+                _print_table(results)
             else:
-                _print_table(result)
-        except (OSError, ValueError, RuntimeError) as exc:
-            raise QueryError(f"collection {rt.ref}: query failed: {exc}") from exc
-
-
-def _serialised(result: Any, fmt: Any) -> str:
-    """A query result serialised in memory (``serialize`` without an output returns the bytes)."""
-    return escape_json(bytes(result.serialize(format=fmt) or b"").decode("utf-8"))  # echo() neutralises the rest
+                for item in results:
+                    if isinstance(item, Truncated):
+                        echo(f"warning: {item.message}", err=True)
+                    else:
+                        echo(escape_json(item.decode("utf-8")), nl=False)
+                if results.kind == "json":
+                    echo("")
+        except QueryTimeout as exc:
+            raise QueryError(f"collection {rt.ref}: {exc}") from None
+        finally:
+            results.cancel()
 
 
 if TYPE_CHECKING:
     from provgraph.runtime import Runtime
 
 
-def _seed_syntax_query(rt: "Runtime", text: str) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
-    """Run the query, reading seed-style ``<< s p o >>`` as triple terms when that parses (with a notice)."""
+def _seed_syntax_query(rt: "Runtime", text: str, fmt: str, limits: ResultLimits) -> QueryResults:
+    """Start the query, reading seed-style ``<< s p o >>`` as triple terms when that parses (with a notice)."""
+
+    def start(query: str) -> QueryResults:
+        results = run_query(lambda: nullcontext(rt.sparql_store), query, fmt, limits)
+        next(results)  # its kind; a syntax error comes out here
+        return results
+
     rewritten, count = as_triple_terms(text)
     if count:
         try:
-            result = rt.sparql_store.raw_query(rewritten)
+            results = start(rewritten)
         except QueryError:
             pass  # e.g. a reifier in subject position: the query means what it says
         else:
             echo(f"note: read {count} '<< s p o >>' as RDF 1.2 triple term(s) '<<( s p o )>>' "
                        "(write <<( … )>> to say so; docs/trace-format.md)", err=True)
-            return result
-    return rt.sparql_store.raw_query(text)
+            return results
+    return start(text)
 
 
-def _print_table(result: ox.QuerySolutions) -> None:
-    names = [v.value for v in result.variables]
-    table = Table(*names, show_lines=False)
+def _print_table(results: QueryResults) -> None:
+    names: list[str] | None = None
+    table: Table | None = None
     count = 0
-    for sol in result:
-        count += 1
-        table.add_row(*(cell("" if sol[n] is None else short(from_ox(sol[n]))) for n in names))
+    for item in results:
+        if isinstance(item, Truncated):
+            echo(f"warning: {item.message}", err=True)
+        elif names is None:
+            names = list(item)
+            table = Table(*names, show_lines=False)
+        else:
+            assert table is not None
+            count += 1
+            table.add_row(*(cell("" if v is None else short(from_ox(v))) for v in item))
     stdout.print(table)
     stdout.print(f"{count} row(s)")
 
