@@ -91,6 +91,8 @@ def test_agent_tools_lists_built_in_and_discovered_mcp_tools(monkeypatch: pytest
         ("knowledge-query", "built-in"), ("document-query", "built-in"), ("text-completion", "built-in"),
         ("element-facts", "mcp:facts")]
     assert rows[3]["description"] == "Short facts about a chemical element, by name."
+    assert [t["groups"] for t in rows] == [["default", "knowledge"], ["default", "documents"], ["default", "text"],
+                                           ["default", "mcp"]]
 
 
 def test_agent_tools_needs_no_llm_and_no_collection(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

@@ -263,6 +263,7 @@ def agent_tools(
 
     Example: provgraph agent tools --format json
     """
+    from provgraph.agent.groups import tool_groups
     from provgraph.agent.mcp import McpTools, parse_servers
     from provgraph.agent.tools import BUILTIN_TOOLS
 
@@ -276,15 +277,18 @@ def agent_tools(
         return [(spec.name, spec.description, "built-in") for spec in BUILTIN_TOOLS] + found
 
     rows = asyncio.run(discover())
+    groups = {name: ", ".join(tool_groups(name, settings.agent_tools, mcp=origin.startswith("mcp:"))[0])
+              for name, _, origin in rows}
     if fmt is OutputFormat.json:
         for name, description, origin in rows:
-            echo(json_text({"name": name, "source": origin, "description": description}))
+            echo(json_text({"name": name, "source": origin, "groups": groups[name].split(", "),
+                            "description": description}))
         return
     table = Table(show_header=True, header_style="bold")
-    for column in ("Tool", "Source", "Description"):
+    for column in ("Tool", "Source", "Groups", "Description"):
         table.add_column(column, overflow="fold")
     for name, description, origin in rows:
-        table.add_row(cell(name), cell(origin), cell(description))
+        table.add_row(cell(name), cell(origin), cell(groups[name]), cell(description))
     stdout.print(table)
 
 
