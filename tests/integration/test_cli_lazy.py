@@ -21,7 +21,7 @@ def _eager_group() -> typer.core.TyperGroup:
     eager = typer.Typer(add_completion=False)
     eager.callback()(lambda: None)
     for module in ("store_cmds", "config_cmd", "ingest_cmds", "worker_cmds", "documents_cmds", "rag_cmds", "community_cmds",
-                   "traces_cmds",
+                   "traces_cmds", "retrieve_cmd",
                    "ask_cmds", "integrity_cmds", "serve_cmds", "conversations_cmds", "mcp_cmds"):
         __import__(f"provgraph.cli.{module}", fromlist=["register"]).register(eager)
     return typer.main.get_group(eager)

@@ -28,7 +28,7 @@ from tests.server.live import free_port
 
 pytestmark = pytest.mark.server
 CLI = "from provgraph.cli.app import main; main()"
-TOOLS = ["graph_rag", "document_rag", "traces_show", "documents_list"]
+TOOLS = ["graph_rag", "document_rag", "retrieve", "traces_show", "documents_list"]
 
 
 @pytest.fixture(scope="module")
@@ -69,16 +69,20 @@ def _check_answer(home: Path, data: dict[str, Any]) -> None:
 def test_stdio_lists_the_tools_and_answers_with_citations_and_a_trace(home: Path) -> None:
     params = StdioServerParameters(command=sys.executable, args=["-c", CLI, "mcp", "-C", "corpus"], env=_env(home))
 
-    async def session() -> tuple[list[str], dict[str, Any], dict[str, Any], dict[str, Any], Any]:
+    async def session() -> tuple[list[str], dict[str, Any], dict[str, Any], dict[str, Any], Any, dict[str, Any]]:
         async with Client(stdio_client(params)) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             answer = _data(await client.call_tool("graph_rag", {"question": "Who discovered polonium?"}))
             trace = _data(await client.call_tool("traces_show", {"trace_id": answer["session_id"]}))
             docs = _data(await client.call_tool("documents_list", {}))
+            passages = _data(await client.call_tool("retrieve", {"question": "Who discovered polonium?", "k": 3}))
             missing = await client.call_tool("traces_show", {"trace_id": "no-such-trace"})
-            return names, answer, trace, docs, missing
+            return names, answer, trace, docs, missing, passages
 
-    names, answer, trace, docs, missing = asyncio.run(session())
+    names, answer, trace, docs, missing, passages = asyncio.run(session())
+    assert len(passages["passages"]) == 3 and passages["question"] == "Who discovered polonium?"
+    top = passages["passages"][0]
+    assert top["rank"] == 1 and top["offset"] is not None and top["length"] and "polonium" in top["text"].lower()
     assert names == TOOLS
     _check_answer(home, answer)
     assert trace["session_id"] == answer["session_id"] and trace["synthesis"]["content"] == answer["answer"]

@@ -1,7 +1,8 @@
 """provgraph as an MCP server (``provgraph mcp``): its questions and traces as tools for other clients.
 
 Tools: ``graph_rag``, ``document_rag`` (answers with their citation markers, each citation's
-document, page or section and character offsets, and the trace's session ID), ``traces_show``
+document, page or section and character offsets, and the trace's session ID), ``retrieve`` (the
+ranked passages and their facts, no answer), ``traces_show``
 (a stored trace, as ``traces show --format json``) and ``documents_list``. Over stdio the server
 acts as the local user (``--user``); over streamable HTTP every request needs a provgraph token
 (``Authorization: Bearer …``, ``provgraph tokens create USER``) and acts as that token's user, so
@@ -22,13 +23,15 @@ from provgraph import __version__
 from provgraph.api.tokens import TokenStore
 from provgraph.config import Settings
 from provgraph.conversation.turn import ask_in
-from provgraph.errors import NotFound, ProvgraphError
+from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.events import Event, Final, to_json
 from provgraph.explain.documents import document_rows
 from provgraph.explain.render_json import trace_json
 from provgraph.explain.traces import load_trace
 from provgraph.layout import CollectionRef, check_name
 from provgraph.retrieval.graph_rag import GraphRagParams
+from provgraph.retrieval.retrieve import Retriever
+from provgraph.retrieval.retrieve import to_json as retrieval_json
 from provgraph.runtime import Runtime
 from provgraph.session import collect_answer
 
@@ -51,6 +54,8 @@ class ProvgraphMcp:
             (self.graph_rag, "graph_rag", "Answer a question from a collection's knowledge graph, citing sources."),
             (self.document_rag, "document_rag", "Answer a question from a collection's most similar passages, "
                                                 "citing sources."),
+            (self.retrieve, "retrieve", "The passages that answer a question, ranked, with their sources and facts; "
+                                        "no answer."),
             (self.traces_show, "traces_show", "A stored query trace (session ID or step IRI), step by step."),
             (self.documents_list, "documents_list", "The documents loaded in a collection."),
         ):
@@ -99,6 +104,15 @@ class ProvgraphMcp:
         with _one_line():
             rt = self.runtime(ctx, collection)
             return await self._answer(rt, question, conversation, rt.document_rag().ask)
+
+    def retrieve(self, question: str, k: int = 5, mode: str = "graph", collection: str | None = None,
+                 ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
+        """Ranked passages (document, page or section, offsets, text, scores) and the facts between them."""
+        with _one_line():
+            if not 1 <= k <= 100:
+                raise InputError(f"k must be between 1 and 100, got {k}")
+            rt = self.runtime(ctx, collection)
+            return retrieval_json(Retriever.of(rt).retrieve(question, k=k, mode=mode))
 
     def traces_show(self, trace_id: str, collection: str | None = None,
                     ctx: Context[Any, Any] | None = None) -> dict[str, Any]:

@@ -38,8 +38,8 @@ LAZY: dict[str, tuple[str, str]] = {
                               "happens."),
     "global-rag": ("community_cmds", "Answer a question about the whole corpus by map-reduce over the community "
                                      "reports, every claim cited."),
-    "retrieve": ("retrieve_cmd", "The ranked passages (scores, provenance, the path that brought each in) and their "
-                                 "facts, no answer: the context for another LLM or RAG stack."),
+    "retrieve": ("retrieve_cmd", "Retrieve the passages for a question, with their scores, provenance and facts; no "
+                                 "answer, no LLM."),
     "document-rag": ("ask_cmds", "Answer from the most similar chunks, citing them; extractive (cited sentences) "
                                  "without an LLM."),
     "check": ("integrity_cmds", "Verify every cross-store invariant (documents, librarian, store, vectors); exit 0 "
@@ -50,7 +50,7 @@ LAZY: dict[str, tuple[str, str]] = {
                                   "collection)."),
     "serve": ("serve_cmds", "Serve the HTTP API (/api/v1, OpenAPI at /api/v1/openapi.json); this process owns the "
                             "stores."),
-    "mcp": ("mcp_cmds", "Serve MCP tools (graph_rag, document_rag, traces_show, documents_list) to MCP clients."),
+    "mcp": ("mcp_cmds", "Serve MCP tools (graph_rag, document_rag, retrieve, traces_show, documents_list) to MCP clients."),
     "collections": ("store_cmds", "List, create and drop collections."),
     "replica": ("store_cmds", "The SPARQL replica (an Oxigraph server) of a PostgreSQL collection."),
     "config": ("config_cmd", "Inspect configuration."),

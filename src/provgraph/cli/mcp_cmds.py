@@ -18,7 +18,7 @@ def mcp(
     collection: str = COLLECTION_OPTION,
     user: str = USER_OPTION,
 ) -> None:
-    """Serve MCP tools (graph_rag, document_rag, traces_show, documents_list) to MCP clients.
+    """Serve MCP tools (graph_rag, document_rag, retrieve, traces_show, documents_list) to MCP clients.
 
     Over stdio the tools act as --user; over HTTP each request needs a provgraph token (provgraph
     tokens create -U USER) and acts as its user. -C names the collection tools use by default.
