@@ -4,7 +4,8 @@
 (:mod:`~provgraph.communities.cluster`), and names each community by its level, parent and
 members. Against the stored communities: those found again are kept as they are (their reports
 stay current), new ones are written with the run that found them, and those not found again go
-with their reports — all in one transaction, so a failed write leaves the previous communities.
+with their reports — all in one transaction, so a failed write leaves the previous communities (a
+large first build, with nothing to remove, is bulk-loaded and taken out again if it fails).
 Re-running on an unchanged graph writes nothing.
 """
 
@@ -31,6 +32,7 @@ from provgraph.store.base import QuadStore
 __all__ = ["Detection", "detect", "communities_of"]
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+_BULK_FROM = 50_000  # quads: a larger write with nothing to remove takes the bulk loader
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +105,15 @@ def detect(store: QuadStore, params: LeidenParams | None = None, *, progress: Pr
     kept_runs = runs_in_use(store, [iri for iri in stored if iri not in set(gone)])
     for old in runs_in_use(store, gone) - kept_runs - ({run} if run else set()):
         removal += [q for q in store.match(old, None, None, g=GRAPH_COMMUNITIES)]
-    if removal or adding:
-        store.apply(remove=removal, add=adding)
+    if removal or len(adding) < _BULK_FROM:
+        if removal or adding:
+            store.apply(remove=removal, add=adding)
+    else:  # a first build of a large graph: the bulk path (3x less CPU), undone below if it fails part-way
+        try:
+            store.bulk_add(adding)
+        except Exception:
+            store.apply(remove=adding)
+            raise
     tell("done", 1, 1)
     return Detection(run, found, len(found) - len(new), len(new), len(gone), reports_removed,
                      len(graph.entities), len(graph.support), graph.support)
