@@ -61,6 +61,11 @@ class OxigraphReplica:
         self.store = store
         self.url = url.rstrip("/")
 
+    @property
+    def name(self) -> str:
+        """The collection's name, as its store's."""
+        return self.store.name
+
     # -- the server ---------------------------------------------------------------------------------------
     def _http(self, path: str, body: bytes, content_type: str, accept: str | None = None) -> tuple[str, bytes]:
         request = urllib.request.Request(self.url + path, data=body, method="POST",

@@ -28,12 +28,20 @@ import weakref
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import pyoxigraph as ox
 
 from provgraph.errors import ProvgraphError, QueryError
-from provgraph.store.oxigraph import OxigraphStore
+
+
+class SparqlSource(Protocol):
+    """What runs a user's query: the embedded store, or a PostgreSQL collection's Oxigraph replica."""
+
+    @property
+    def name(self) -> str: ...
+
+    def raw_query(self, sparql: str) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples: ...
 
 __all__ = ["ResultLimits", "QueryResults", "QueryTimeout", "Truncated", "run_query", "cancel_all", "STACK_BYTES"]
 
@@ -145,7 +153,7 @@ class _Writer:
         return text
 
 
-def _produce(open_store: Callable[[], AbstractContextManager[OxigraphStore]], text: str, fmt: str,
+def _produce(open_store: Callable[[], AbstractContextManager[SparqlSource]], text: str, fmt: str,
              limits: ResultLimits, deadline: float | None, out: queue.Queue[Any], stop: threading.Event) -> None:
     """The query's thread: evaluate, serialise, hand chunks over, stop at a cap, the deadline or ``stop``."""
 
@@ -220,7 +228,7 @@ def _produce(open_store: Callable[[], AbstractContextManager[OxigraphStore]], te
         put(None)
 
 
-def run_query(open_store: Callable[[], AbstractContextManager[OxigraphStore]], text: str, fmt: str,
+def run_query(open_store: Callable[[], AbstractContextManager[SparqlSource]], text: str, fmt: str,
               limits: ResultLimits) -> QueryResults:
     """The results of ``text``: first their kind (``json``, ``csv``, ``rows``; ``ntriples`` for CONSTRUCT and
     DESCRIBE, ``boolean`` for ASK), then chunks of it (bytes), or for ``rows`` the variable names and then
