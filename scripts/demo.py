@@ -52,7 +52,9 @@ def main() -> None:
     step("The first trace, each selected edge traced to its sources", "traces", "show", first,
          "--show-provenance", "-C", COLLECTION)
     step("Where the facts of one document came from", "provenance", "rutherford_radiation.pdf", "-C", COLLECTION)
-    print(f"\nDemo finished in {time.perf_counter() - t0:.1f} s. Try: .venv/bin/provgraph graph-rag -q '…' -x -C {COLLECTION}")
+    print(f"\nDemo finished in {time.perf_counter() - t0:.1f} s. Put provgraph on PATH with `source .venv/bin/activate`"
+          f" (or type .venv/bin/provgraph), then try: provgraph graph-rag -q 'What did Marie Curie discover?' -x -C "
+          f"{COLLECTION}")
 
 
 if __name__ == "__main__":

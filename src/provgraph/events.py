@@ -106,9 +106,10 @@ class Usage:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Final:
-    """The last message: the only completion signal."""
+    """The last message: the only completion signal. ``session_id`` names the stored trace; ``None`` when no
+    trace was written (``--no-trace``, ``traces = false``)."""
 
-    session_id: str
+    session_id: str | None
     answer: str
     sources: tuple[Source, ...] = ()
     usage: Usage = field(default_factory=Usage)

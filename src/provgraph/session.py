@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +41,33 @@ __all__ = ["Provgraph", "Answer", "collect_answer"]
 
 @dataclass
 class Answer:
-    """A finished query: the answer, its sources, its trace steps and warnings."""
+    """A finished query: the answer, its sources, its trace steps and warnings.
 
-    session_id: str
+    ``sources`` holds each cited source once (its marker, chunk, page and document), by marker; the
+    edges each supports are in the trace (``pg.trace(answer.session_id)``) and in the stream's
+    final event, which has one source per selected edge.
+    """
+
+    session_id: str | None  # None: no trace was written (traces = false)
     text: str
     sources: tuple[Source, ...]
     steps: list[Explain] = field(default_factory=list)
     warnings: tuple[str, ...] = ()
     conversation: str | None = None
     turn: int | None = None
+
+
+def _once_each(sources: Sequence[Source]) -> tuple[Source, ...]:
+    """One source per (marker, chunk), in marker order (unmarked ones last), without its edge and its sentence."""
+    unique: dict[tuple[str | None, str], Source] = {}
+    for s in sources:
+        unique.setdefault((s.marker, s.chunk), replace(s, edge=None, subgraph=None, evidence=None))
+
+    def order(s: Source) -> tuple[int, int]:
+        number = s.marker[1:-1] if s.marker else ""
+        return (int(number), 0) if number.isdigit() else (1 << 30, 0)
+
+    return tuple(sorted(unique.values(), key=order))
 
 
 class Provgraph:
@@ -167,6 +185,6 @@ async def collect_answer(events: AsyncIterator[Event]) -> Answer:
             cls = getattr(errors, ev.type, None)
             raise (cls if isinstance(cls, type) and issubclass(cls, ProvgraphError) else ProvgraphError)(ev.message)
         elif isinstance(ev, Final):
-            return Answer(ev.session_id, ev.answer or "".join(pieces), ev.sources, steps, ev.warnings,
+            return Answer(ev.session_id, ev.answer or "".join(pieces), _once_each(ev.sources), steps, ev.warnings,
                           ev.conversation, ev.turn)
     raise ProvgraphError("the query ended without a final message")

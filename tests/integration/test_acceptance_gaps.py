@@ -82,8 +82,9 @@ def _import(tmp_path: Path, collection: str, nq: str) -> None:
 def test_issue2_sparql_command_runs_no_updates(tmp_path: Path, update: str) -> None:
     _import(tmp_path, "c", '<urn:a> <urn:b> "v" .\n<urn:a> <urn:b> "w" <urn:graph:source> .\n')
     r = run("sparql", update, "-C", "c")
-    assert r.code == 4 and r.err.startswith("error: collection default/c: invalid SPARQL: error at 1:")
-    assert r.err.count("\n") == 1
+    assert r.code == 2 and r.err == ("error: collection default/c: SPARQL is read-only here: this is an update "
+                                     "(INSERT, DELETE, LOAD, CLEAR…), not a query; change data with provgraph load, "
+                                     "documents remove or import\n")
     assert sorted(run("export", "-C", "c").out.splitlines()) == [
         '<urn:a> <urn:b> "v" .', '<urn:a> <urn:b> "w" <urn:graph:source> .']
 
@@ -97,7 +98,7 @@ SERVICE = "{ SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }"  # refused befo
 def test_issue2_a_refused_sparql_query_is_one_line_naming_the_collection(tmp_path: Path, query: str, fmt: str) -> None:
     _import(tmp_path, "c", '<urn:a> <urn:b> "v" .\n')
     r = run("sparql", query, "-C", "c", "--format", fmt)
-    assert r.code != 0 and r.out == ""
+    assert r.code == 2 and r.out == ""
     assert r.err.startswith("error: collection default/c: ") and "SERVICE is refused" in r.err
     assert r.err.count("\n") == 1
 

@@ -123,7 +123,7 @@ def test_an_unreachable_model_falls_back_to_the_no_llm_answer_and_says_so(
     selection, synthesis = result.err.splitlines()[-2:]
     assert selection.startswith("warning: edge selection fell back to similarity: the LLM's edge selection failed: ")
     assert synthesis.startswith("warning: synthesis fell back to an extractive answer: the LLM's answer failed: ")
-    assert all(f"127.0.0.1:{port}" in line and "cannot connect" in line for line in (selection, synthesis))
+    assert all(f"127.0.0.1:{port}" in line and "connection refused" in line for line in (selection, synthesis))
     assert "  [focus] " in result.err and "  [synthesis] " in result.err and "Traceback" not in result.err
     assert "[1]" in result.out
 

@@ -54,4 +54,4 @@ def test_only_regular_files_are_imported(tmp_path: Path) -> None:
         r = run("import", str(path), "-C", "c")
         assert (r.code, r.err) == (2, f"error: {path}: is {kind}, not a regular file; only regular files are imported\n")
     r = run("import", str(tmp_path / "missing.nq"), "-C", "c")
-    assert (r.code, r.err) == (2, f"error: {tmp_path / 'missing.nq'}: no such file\n")
+    assert (r.code, r.err) == (3, f"error: {tmp_path / 'missing.nq'}: no such file\n")

@@ -114,7 +114,7 @@ def test_folder_without_supported_files_and_size_limit(tmp_path: Path, monkeypat
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "x.bin").write_bytes(b"1")
     r = run("load", str(tmp_path / "d"))
-    assert r.code == 1 and "folder has no supported files" in r.err
+    assert r.code == 2 and "folder has no supported files" in r.err  # nothing to load: bad input
     big = tmp_path / "big.txt"
     big.write_text("word " * 300_000, encoding="utf-8")  # 1.5 MB
     monkeypatch.setenv("PROVGRAPH_MAX_FILE_MB", "1")

@@ -198,15 +198,28 @@ def test_timeout_is_model_unavailable(server: FakeOpenAIServer) -> None:
     assert len(server.requests) == 1  # no retry after the timeout
 
 
-def test_unreachable_endpoint_is_model_unavailable() -> None:
+_WAITS: list[int] = []
+
+
+class _CountingRetry(RetryPolicy):
+    """A retry policy that records each wait it is asked for (one per retry) in ``_WAITS``."""
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        _WAITS.append(attempt)
+        return 0.0
+
+
+def test_a_refused_connection_is_model_unavailable_and_not_retried() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    llm = OpenAIChatModel(
-        model="m", base_url=f"http://127.0.0.1:{port}/v1", retry=RetryPolicy(max_retries=1, base_delay=0.01)
-    )
-    with pytest.raises(ModelUnavailable, match=f"127.0.0.1:{port}.*cannot connect.*2 attempts"):
+    _WAITS.clear()
+    llm = OpenAIChatModel(model="m", base_url=f"http://127.0.0.1:{port}/v1", retry=_CountingRetry(max_retries=3))
+    with pytest.raises(ModelUnavailable, match=f"127.0.0.1:{port}.*: connection refused \\(nothing listens there"):
         run(llm.complete([user("hi")]))
+    with pytest.raises(ModelUnavailable, match="connection refused"):
+        run(llm.stream([user("hi")]).collect())
+    assert _WAITS == []  # nothing listens there: trying again at once would be refused again
 
 
 def test_concurrency_limit_is_respected(server: FakeOpenAIServer) -> None:

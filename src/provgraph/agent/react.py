@@ -179,7 +179,7 @@ class Agent:
         c = agent_conclusion_iri(sid)
         yield self.trace.step("conclusion", c, conclusion_quads(
             c, question=q, answer=answer, termination_reason=reason, previous=run.previous, document=document))
-        yield Final(session_id=sid, answer=answer, sources=tuple(run.sources.values()), usage=run.tally.total(),
+        yield Final(session_id=sid if self.trace.enabled else None, answer=answer, sources=tuple(run.sources.values()), usage=run.tally.total(),
                     warnings=tuple(run.warnings), end_of_dialog=True)
 
     async def _iteration(self, run: _Run, n: int, deadline: Deadline | None) -> AsyncIterator[Event]:

@@ -52,7 +52,7 @@ def mount_viewer(app: FastAPI) -> None:
     """Serve the viewer's pages and ``/static`` on ``app`` (public: the pages hold no data)."""
     app.mount("/static", _StaticFiles(directory=STATIC_DIR), name="static")
     for path in PAGE_PATHS:
-        app.add_api_route(path, _page, methods=["GET"], include_in_schema=False)
+        app.add_api_route(path, _page, methods=["GET", "HEAD"], include_in_schema=False)  # HEAD: a probe's check
 
 
 def _docs() -> FileResponse:
@@ -63,4 +63,4 @@ def _docs() -> FileResponse:
 def install(app: FastAPI, state: object, prefix: str) -> None:
     """The hook ``create_app`` calls for optional route modules."""
     mount_viewer(app)
-    app.add_api_route(f"{prefix}/docs", _docs, methods=["GET"], include_in_schema=False)
+    app.add_api_route(f"{prefix}/docs", _docs, methods=["GET", "HEAD"], include_in_schema=False)

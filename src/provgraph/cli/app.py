@@ -105,6 +105,11 @@ class LazyGroup(common.ProvgraphGroup):
         for name, cmd in commands.items():
             self.add_command(cmd, name)
 
+    def invoke(self, ctx: Any) -> Any:
+        if "--help" in ctx.args or "--help" in getattr(ctx, "_protected_args", ()):  # a command's help
+            _import_typer_help()
+        return super().invoke(ctx)
+
     def format_help(self, ctx: Any, formatter: Any) -> None:
         _import_typer_help()
         self._listing = True
@@ -135,9 +140,16 @@ _DEFERRED = {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
 
 def _import_typer_help() -> None:
     """Import typer's help renderer with stand-ins for what :data:`_DEFERRED` names (the real modules load
-    on first use); with a typer that wants more from them, import it as it is."""
-    if "typer.rich_utils" in sys.modules:
-        return
+    on first use; with a typer that wants more from them, it is imported as it is), its tables made to keep
+    option names whole (:func:`_help_table`)."""
+    if "typer.rich_utils" not in sys.modules:
+        _import_deferring()
+    rich_utils = sys.modules["typer.rich_utils"]
+    if isinstance(getattr(rich_utils, "Table", None), type) and not hasattr(rich_utils.Table, "whole_names"):
+        setattr(rich_utils, "Table", _help_table(rich_utils.Table))
+
+
+def _import_deferring() -> None:
     placed = []
     for module, name in _DEFERRED.items():
         if module not in sys.modules:
@@ -156,6 +168,35 @@ def _import_typer_help() -> None:
     importlib.import_module("typer.rich_utils")
 
 
+def _help_table(table: type) -> type:
+    """Typer's help tables, whose name columns never wrap: in 80 columns rich would otherwise narrow every
+    column alike and cut long option names ("--max-subgraph…"); now only the types and help columns wrap,
+    and a word too long for them is folded onto the next line, never cut."""
+
+    class HelpTable(table):  # type: ignore[misc, valid-type]
+        whole_names = True
+
+        def add_row(self, *cells: Any, **options: Any) -> None:
+            super().add_row(*(_as_text(c) for c in cells), **options)
+            for column in self.columns[:-2]:  # names (and the required mark) | types | help
+                column.no_wrap = True
+            for column in self.columns[-2:]:
+                column.overflow = "fold"  # a word longer than its column (an env var name) breaks, not cut
+
+    return HelpTable
+
+
+def _as_text(cell: Any) -> Any:
+    """A help cell typer lays out as rich Columns of texts (help, env var, default) as one text: Columns would
+    cut a long word ("PROVGRAPH_ALLOWED_HO…") where the table folds it."""
+    from rich.columns import Columns
+    from rich.text import Text
+
+    if isinstance(cell, Columns) and cell.renderables and all(isinstance(r, Text) for r in cell.renderables):
+        return Text(" ").join(cell.renderables)  # type: ignore[arg-type]
+    return cell
+
+
 app = typer.Typer(
     name="provgraph",
     help="Explainable knowledge-graph RAG: every fact traces to its text, every answer to its facts.",
@@ -166,6 +207,18 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("provgraph")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            found = "unknown (not installed)"
+        typer.echo(f"provgraph {found}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
     ctx: typer.Context,
@@ -173,6 +226,8 @@ def _root(
     url: str = typer.Option(None, "--url", envvar="PROVGRAPH_URL",
                             help="Run the command on this provgraph server (http://host:port)."),
     token: str = typer.Option(None, "--token", envvar="PROVGRAPH_TOKEN", help="API token for --url."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print provgraph's version and exit."),
 ) -> None:
     """provgraph — load documents, extract a provenance-tracked graph, ask explainable questions."""
     ctx.obj = common.Globals(home=home, url=url, token=token)

@@ -24,6 +24,7 @@ from provgraph.errors import (
     ModelError,
     NotFound,
     ProvgraphError,
+    QueryError,
     StoreError,
 )
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # imported where used: `provgraph --help` loads neither setti
     from provgraph.layout import CollectionRef
     from provgraph.runtime import Runtime
 
-__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "not_served", "query_timeout", "query_caps", "timeout_message", "Host", "hosted", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "CONVERSATION_OPTION", "traces_override"]
+__all__ = ["echo", "cell", "json_text", "Globals", "settings_from", "open_runtime", "drop", "not_served", "query_timeout", "query_caps", "timeout_message", "Host", "hosted", "on_server", "listing_user", "run_app", "exit_code_for", "stdout", "stderr", "ProvgraphGroup", "USER_OPTION", "COLLECTION_OPTION", "LLM_OPTION", "NO_TRACE_OPTION", "CONVERSATION_OPTION", "traces_override"]
 
 
 
@@ -114,6 +115,11 @@ def hosted(host: Host) -> Iterator[None]:
 
 def _host() -> Host | None:
     return getattr(_hosted, "host", None)
+
+
+def on_server() -> bool:
+    """Whether this command runs for a server (``provgraph serve``) rather than on its own stores."""
+    return _host() is not None
 
 
 def query_timeout() -> float | None:
@@ -199,7 +205,7 @@ def not_served(ref: CollectionRef) -> None:
 
 def exit_code_for(exc: ProvgraphError) -> int:
     """One place mapping errors to exit codes."""
-    if isinstance(exc, (InputError, ConfigError)):
+    if isinstance(exc, (InputError, ConfigError, QueryError)):  # a malformed query or data file: as the API's 400
         return 2
     if isinstance(exc, NotFound):
         return 3

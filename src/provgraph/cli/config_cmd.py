@@ -37,11 +37,15 @@ def show(
     """
     settings = settings_from(ctx)
     values = settings.masked()
-    if probe:
+    if probe:  # an LLM that cannot be reached ends here: one error line, exit 5
         values.update({f"probe_{k}": v for k, v in _probe(settings).items()})
     if fmt is ShowFormat.json:
         echo(json_text(values, indent=2, default=str))
         return
+    for name in [n for n in values if n.startswith("probe_") and n.endswith("_error")]:
+        error = values.pop(name)  # a missing capability's reason: a line of its own, not a table cell
+        if error is not None:
+            echo(f"warning: {name.removeprefix('probe_').removesuffix('_error')}: {error}", err=True)
     table = Table(show_header=True, header_style="bold")
     table.add_column("Setting", no_wrap=True)
     table.add_column("Value", overflow="fold")

@@ -9,6 +9,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, cell, echo, json_text, open_runtime, settings_from, stdout
+from provgraph.cli.render import document_id
 from provgraph.explain.documents import document_detail, document_rows, provenance_json
 from provgraph.explain.provenance_tree import ChunkNode, DocumentTree, document_tree
 from provgraph.rdf.ids import document_iri
@@ -32,11 +33,28 @@ def documents_list(
     if fmt == "json":
         echo(json_text(rows))
         return
-    table = Table("Document", "Title", "Type", "Bytes", "Parts", "Loaded (UTC)")
+    table = Table()
+    table.add_column("Document", no_wrap=True, overflow="fold")  # whole: `documents show` and `remove` take it
+    table.add_column("Title", ratio=1, overflow="fold")  # what narrows in a narrow terminal
+    table.add_column("Type", overflow="fold")
+    for name in ("Bytes", "Parts", "Loaded (UTC)"):
+        table.add_column(name, no_wrap=True)
     for r in rows:
-        table.add_row(*(cell(v) for v in (r["id"], r["title"] or "", r["mime_type"], f"{r['size']:,}",
-                                                 r["parts"], r["loaded"])))  # user text is data, not markup
+        table.add_row(*(cell(v) for v in (document_id(r["id"]), r["title"] or "", _kind(r["mime_type"]),
+                                          f"{r['size']:,}", r["parts"], _minute(r["loaded"]))))  # data, not markup
     stdout.print(table)
+
+
+def _kind(mime_type: object) -> str:
+    """A media type as a short kind: ``text/plain`` → text, ``application/pdf`` → pdf, ``text/markdown`` → markdown."""
+    sub = str(mime_type or "").split(";")[0].split("/")[-1].strip()
+    return "text" if sub == "plain" else sub
+
+
+def _minute(stamp: object) -> str:
+    """An ISO time in UTC to the minute, as the table shows it ("2026-12-02 02:59")."""
+    text = str(stamp or "")
+    return text[:16].replace("T", " ") if len(text) >= 16 and text[10:11] == "T" else text
 
 
 @documents_app.command("show")

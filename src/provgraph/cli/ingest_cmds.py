@@ -9,13 +9,15 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, cell, echo, json_text, open_runtime, settings_from, stderr, stdout
+from provgraph.cli.common import COLLECTION_OPTION, LLM_OPTION, USER_OPTION, cell, drop, echo, json_text, on_server, open_runtime, settings_from, stderr, stdout
 from provgraph.errors import InputError, NotFound, ProvgraphError
+from provgraph.cli.render import document_id
 from provgraph.explain.documents import load_summary
 from provgraph.extract.base import ChunkInput, Extractor
 from provgraph.extract.pipeline import ChunkOutcome
-from provgraph.ingest.paths import expand_paths
+from provgraph.ingest.paths import expand_paths, paths_error
 from provgraph.ingest.pipeline import LoadResult
+from provgraph.layout import CollectionRef
 from provgraph.rdf.ids import document_iri
 from provgraph.runtime import Runtime, job_queue
 from provgraph.cli.jobs import enqueue, job_states, wait_for
@@ -53,11 +55,25 @@ def _summary(results: list[LoadResult], outcomes: list[ChunkOutcome], failed_fil
         return
     if not rows:
         return
-    table = Table("Document", "Pages", "Chunks", "Facts", "Failed", "Status", title="Loaded")
+    table = Table(title="Loaded")
+    table.add_column("Document", no_wrap=True, overflow="fold")  # whole, as other commands take it
+    for name in ("Parts", "Chunks", "Facts", "Failed", "Status"):
+        table.add_column(name, overflow="fold")
     for row in rows:
-        table.add_row(cell(row["document"]), str(row["pages"] or row["sections"] or "-"), str(row["chunks"]),
-                      str(row["facts"]), str(row["failed_chunks"]), str(row["status"]))
+        # an unchanged document was not extracted again: no new facts, which is not "0 facts"
+        facts = "-" if row["status"] == "unchanged" else str(row["facts"])
+        table.add_row(cell(document_id(str(row["document"]))), _parts(row), str(row["chunks"]), facts, str(row["failed_chunks"]),
+                      str(row["status"]))
     stdout.print(table)
+
+
+def _parts(row: dict[str, object]) -> str:
+    """A document's parts as counted: "4 pages" (PDF), "6 sections" (Markdown, HTML), or "-"."""
+    for kind in ("pages", "sections"):
+        count = row.get(kind)
+        if isinstance(count, int) and count:
+            return f"{count} {kind[:-1] if count == 1 else kind}"
+    return "-"
 
 
 def _jobs_summary(rt: Runtime, rows: list[dict[str, object]], results: list[LoadResult], failed: list[str],
@@ -91,7 +107,7 @@ def load(
     title: str = typer.Option(None, "--title", help="Document title (one file only)."),
     chunk_size: int = typer.Option(None, "--chunk-size", help="Target chunk size in characters (default 2000)."),
     chunk_overlap: int = typer.Option(None, "--chunk-overlap", help="Overlap between chunks (default 100)."),
-    extractors: str = typer.Option(None, "--extractors", help="definitions,relationships,ontology,agent,cooccurrence."),
+    extractors: str = typer.Option(None, "--extractors", help="Comma-separated: definitions, relationships, ontology, agent, cooccurrence."),
     ontology: Path = typer.Option(None, "--ontology", help="OWL/RDFS ontology (Turtle) for the ontology extractor."),
     concurrency: int = typer.Option(None, "--concurrency", help="Concurrent LLM calls (default 4)."),
     llm: str = LLM_OPTION,
@@ -105,6 +121,8 @@ def load(
     settings = settings_from(ctx, collection=collection, user=user, chunk_size=chunk_size,
                              chunk_overlap=chunk_overlap, llm=llm)
     files, failed = expand_paths(paths)
+    if not files:  # nothing to load: refused before the collection is created
+        raise paths_error(failed)
     if (doc_id is not None or title is not None) and len(files) > 1:
         raise InputError("--id and --title apply to one file; got several")
     if doc_id is not None and not doc_id.strip():
@@ -112,6 +130,8 @@ def load(
     if concurrency is not None and concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     results: list[LoadResult] = []
+    ref = CollectionRef(settings.home, settings.user, settings.collection)
+    new = not on_server() and not ref.exists()  # a load that loads nothing leaves no collection behind
     with open_runtime(settings, create=True) as rt, _progress() as progress:
         chosen = rt.extractors(extractors, ontology=ontology)  # before loading: a bad choice fails first
         loader = rt.loader()
@@ -140,6 +160,8 @@ def load(
     if queued is not None:
         _jobs_summary(rt, rows, results, failed, fmt, waited=not no_wait)
         return
+    if new and not results:
+        drop(ref, settings)
     for line in failed:
         echo(f"error: {line}", err=True)
     for o in outcomes:

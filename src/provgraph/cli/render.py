@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
+from provgraph.errors import InputError
+from provgraph.rdf.ids import document_iri
 from provgraph.rdf.terms import Iri, Literal, Term, TripleTerm
 from provgraph.rdf.vocab import PREFIXES
 
-__all__ = ["short", "truncate"]
+__all__ = ["short", "truncate", "document_id"]
 
 
 def short(term: Term) -> str:
@@ -26,3 +30,16 @@ def truncate(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def document_id(iri: str) -> str:
+    """The shortest name commands take for a document: ``report.pdf`` for ``urn:doc:report.pdf`` when
+    that names it again (``documents show``, ``remove``, ``provenance``), else the whole IRI."""
+    if iri.startswith("urn:doc:"):
+        name = unquote(iri[len("urn:doc:"):])
+        try:
+            if name and document_iri(name).value == iri:
+                return name
+        except InputError:
+            pass
+    return iri

@@ -7,7 +7,7 @@ import json
 import typer
 from rich.table import Table
 
-from provgraph.cli.common import settings_from, stdout
+from provgraph.cli.common import echo, settings_from, stdout
 from provgraph.errors import ConfigError, InputError
 
 __all__ = ["register"]
@@ -88,9 +88,18 @@ def tokens_create(
     """Create a token and print it once (only its hash is kept). Example: provgraph tokens create -U alice"""
     from provgraph.api.tokens import TokenStore
 
-    info, text = TokenStore(settings_from(ctx).home).create(user)
+    from provgraph.store.collections import list_collections
+
+    settings = settings_from(ctx)
+    info, text = TokenStore(settings.home).create(user)
     typer.echo(f"created token {info.id} for user {info.user} (shown once, keep it):", err=True)
     typer.echo(text)
+    if not list_collections(settings.home, info.user):  # the user/token trap: the CLI loads as user default
+        others = sorted({c.user for c in list_collections(settings.home)})
+        held = f" (collections here belong to: {', '.join(others)})" if others else ""
+        echo(f"note: user {info.user} has no collections yet{held}; the CLI loads as user default unless given "
+             f"-U: load as this user with `provgraph load PATH -U {info.user} -C NAME`, or make the token for the "
+             "user who loaded (`provgraph tokens create -U default`)", err=True)
 
 
 @tokens_app.command("list")

@@ -187,14 +187,22 @@ collections_app = typer.Typer(help="List, create and drop collections.", no_args
 def collections_list(
     ctx: typer.Context,
     user: str = typer.Option(None, "-U", "--user", help="Only this user's collections."),
-    fmt: QueryFormat = typer.Option(QueryFormat.table, "--format", "-f", help="table or json."),
+    fmt: QueryFormat = typer.Option(QueryFormat.table, "--format", "-f", help="table, json or csv."),
 ) -> None:
     """List collections. Example: provgraph collections list --format json"""
     settings = settings_from(ctx)
     found = list_collections(settings.home, listing_user(user))
     if fmt is QueryFormat.json:
-
         echo(json_text([{"user": c.user, "collection": c.collection} for c in found]))
+        return
+    if fmt is QueryFormat.csv:
+        import csv
+        import io
+
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerows([("user", "collection"), *((c.user, c.collection) for c in found)])
+        echo(out.getvalue(), nl=False)
         return
     table = Table("User", "Collection")
     for c in found:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from provgraph.errors import NotFound
 from provgraph.rdf.terms import Iri, Literal, Term, TripleTerm
+from provgraph.retrieval.labels import fallback_label
 from provgraph.store.base import QuadStore
 
 __all__ = ["ChunkNode", "PartNode", "DocumentTree", "document_tree", "labels_for"]
@@ -58,13 +59,14 @@ def _int(t: Term | None) -> int:
 
 
 def labels_for(store: QuadStore, terms: list[Term]) -> dict[Term, str]:
-    """``rdfs:label`` of many terms in one store read (literals label themselves; else the IRI)."""
+    """``rdfs:label`` of many terms in one store read (literals label themselves; an IRI without one shows its
+    last segment, as the explain steps print it: ``skos:definition`` → definition)."""
     iris = list(dict.fromkeys(t for t in terms if isinstance(t, Iri)))
     out: dict[Term, str] = {t: t.value for t in terms if isinstance(t, Literal)}
     if iris:
         out.update({iri: labels[0].value for iri, labels in store.labels(iris).items()})
     for t in terms:
-        out.setdefault(t, t.value if isinstance(t, Iri) else str(t))
+        out.setdefault(t, fallback_label(t))
     return out
 
 

@@ -121,6 +121,20 @@ def _sourced(out: _Lines, ref: SourceRef, indent: int) -> None:
         out.add(indent + _STEP, f'Text: "{ref.excerpt}"')
 
 
+def _distinct(refs: Sequence[SourceRef]) -> list[SourceRef]:
+    """Each source and sentence once: an edge extracted twice from one sentence (two extractors, two
+    subgraphs) has two records of it, that read the same."""
+    seen: set[tuple[str, str | None]] = set()
+    out: list[SourceRef] = []
+    for ref in refs:
+        said = ref.evidence.text if ref.evidence is not None and ref.evidence.text is not None else ref.excerpt
+        key = (source_line(ref.source), said)
+        if key not in seen:
+            seen.add(key)
+            out.append(ref)
+    return out
+
+
 def _edge(out: _Lines, edge: SelectedEdge, indent: int) -> None:
     out.add(indent, f"Edge: ({', '.join(edge.labels)})" + (_RETRACTED if edge.retracted else ""))
     out.field(indent + _STEP, "Reason", edge.reasoning)
@@ -130,7 +144,7 @@ def _edge(out: _Lines, edge: SelectedEdge, indent: int) -> None:
         return
     if not edge.sources:
         out.add(indent + _STEP, "Source: none recorded" + (" (its document was retracted)" if edge.retracted else ""))
-    for ref in edge.sources:
+    for ref in _distinct(edge.sources):
         _sourced(out, ref, indent + _STEP)
 
 
@@ -158,7 +172,7 @@ def _citations(out: _Lines, step: Synthesis, indent: int) -> None:
                 _chunk(out, ref, indent + 2 * _STEP)
         elif not c.sources:
             out.add(indent + 2 * _STEP, "Source: none recorded")
-        for source in c.sources if c.edges else ():
+        for source in _distinct(c.sources) if c.edges else ():
             _sourced(out, source, indent + 2 * _STEP)
 
 

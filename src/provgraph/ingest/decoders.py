@@ -13,7 +13,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from provgraph.errors import InputError
+from provgraph.errors import InputError, NotFound
 from provgraph.ingest.html_decoder import HTML_MIME, decode_html
 from provgraph.ingest.markdown_decoder import MARKDOWN_MIME, decode_markdown
 from provgraph.ingest.pdf_decoder import PDF_MIME, decode_pdf
@@ -110,11 +110,12 @@ def _refuse_unless_regular(path: Path, mode: int, verb: str = "loaded") -> None:
 
 
 def require_regular_file(path: Path, *, verb: str = "loaded") -> None:
-    """Raise :class:`InputError` unless ``path`` names an existing regular file (symbolic links followed)."""
+    """Raise :class:`NotFound` when ``path`` names nothing, :class:`InputError` unless it names a regular file
+    (symbolic links followed)."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
+        raise NotFound(f"{path}: no such file") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot read the file ({exc.strerror or exc})") from exc
     _refuse_unless_regular(path, mode, verb)

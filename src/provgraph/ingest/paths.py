@@ -5,9 +5,12 @@ from __future__ import annotations
 import glob
 from pathlib import Path
 
+from provgraph.errors import InputError, NotFound, ProvgraphError
 from provgraph.ingest.decoders import SUFFIXES
 
-__all__ = ["expand_paths"]
+__all__ = ["expand_paths", "paths_error"]
+
+_MISSING = (": no such file", ": no file matches")
 
 
 def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
@@ -31,3 +34,9 @@ def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
             else:
                 errors.append(f"{p}: no such file")
     return list(dict.fromkeys(files)), errors
+
+
+def paths_error(errors: list[str]) -> ProvgraphError:
+    """The error of paths that gave nothing to load: NotFound when each names nothing, else InputError."""
+    kind = NotFound if errors and all(e.endswith(_MISSING) for e in errors) else InputError
+    return kind("; ".join(errors) if errors else "nothing to load")

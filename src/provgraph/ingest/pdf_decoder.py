@@ -4,12 +4,18 @@ The document text is the pages' texts (each stripped of surrounding whitespace, 
 joined with ``"\\n\\n"``; page ``n`` (1-based) is the part at its exact offset in that text. A
 page without extractable text (e.g. a scanned image) stays a page of length 0 and adds a
 warning; when every page is empty the PDF is rejected. PDFs locked with a user password are
-rejected; ones with only an owner password (readable by anyone) are decoded.
+rejected; ones with only an owner password (readable by anyone) are decoded. What pypdf logs about
+a damaged file ("EOF marker not found") becomes a warning of the document, never a line on stderr.
 """
 
 from __future__ import annotations
 
 import io
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from provgraph.errors import DecodeError
@@ -21,6 +27,36 @@ __all__ = ["PDF_MIME", "PAGE_SEPARATOR", "decode_pdf"]
 PDF_MIME = "application/pdf"
 PAGE_SEPARATOR = "\n\n"
 _NO_TITLE = frozenset({"untitled", "(untitled)", "untitled document"})  # placeholders PDF tools write
+
+
+class _PypdfNotes(logging.Handler):
+    """pypdf's log records, kept for the decode running in the same thread. Being a handler of the ``pypdf``
+    logger, it also keeps Python's last-resort handler from printing them on stderr; records still
+    propagate to an application's own logging."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self._local = threading.local()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = getattr(self._local, "found", None)
+        if found is not None:
+            found.append(" ".join(record.getMessage().split()))
+
+    @contextmanager
+    def capture(self) -> Iterator[list[str]]:
+        """The messages pypdf logs in this thread while the block runs."""
+        outer = getattr(self._local, "found", None)
+        found: list[str] = []
+        self._local.found = found
+        try:
+            yield found
+        finally:
+            self._local.found = outer
+
+
+_NOTES = _PypdfNotes()
+logging.getLogger("pypdf").addHandler(_NOTES)
 
 
 def _clean(text: str) -> str:
@@ -75,6 +111,15 @@ def decode_pdf(data: bytes, *, name: str) -> DecodedDocument:
     """
     if not data:
         raise DecodeError(f"{name}: the file is empty")
+    with _NOTES.capture() as logged:
+        decoded = _decode(data, name)
+    if not logged:
+        return decoded
+    notes = tuple(f"pypdf: {m}" for m in dict.fromkeys(logged) if m)
+    return replace(decoded, warnings=decoded.warnings + notes)
+
+
+def _decode(data: bytes, name: str) -> DecodedDocument:
     reader = _open(data, name)
     notes: list[str] = []
     texts: list[str] = []

@@ -267,8 +267,10 @@ def _is_empty(ref: CollectionRef) -> bool:
 def restore_backup(file: Path, ref: CollectionRef, *, force: bool = False) -> dict[str, object]:
     """Restore ``file`` into ``ref``; returns the manifest. Nothing changes unless all of it worked."""
     file = Path(file)
+    if not file.exists():
+        raise NotFound(f"{file}: no such backup file")
     if not file.is_file():
-        raise InputError(f"{file}: no such backup file")
+        raise InputError(f"{file}: not a backup file (not a regular file)")
     if not force and not _is_empty(ref):
         raise InputError(f"collection {ref} is not empty: restore into another collection (-C), or pass --force "
                          "to replace it")

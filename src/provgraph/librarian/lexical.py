@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from provgraph.errors import StoreError
 
-__all__ = ["LexicalHit", "LexicalIndex", "Fts5Index", "LEXICAL_DB", "query_terms"]
+__all__ = ["LexicalHit", "LexicalIndex", "Fts5Index", "LEXICAL_DB", "query_terms", "stem"]
 
 LEXICAL_DB = "lexical.sqlite3"
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -54,6 +54,26 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w not in _STOP and (len(w) > 1 or w.isdigit())))
 
 
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A crude stem so "discovered" and "discovery" meet: common suffixes off, at least 4 letters kept."""
+    w = word.lower()
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            return w[: -len(suffix)]
+    return w[:-1] if w.endswith("y") and len(w) > 4 else w
+
+
+def _match_term(term: str, *, prefix: bool) -> str:
+    """One FTS5 query term: the word, or (``prefix``, a word of 5+ letters) every word starting with its stem,
+    so "discover" finds "discovered" and "discovery"."""
+    if prefix and len(term) >= 5 and not term.isdigit():
+        return '"' + stem(term).replace('"', '""') + '"*'
+    return '"' + term.replace('"', '""') + '"'
+
+
 @dataclass(frozen=True, slots=True)
 class LexicalHit:
     """One lexical match: the record's id, its BM25 score (higher is better) and 1-based rank."""
@@ -80,7 +100,8 @@ class LexicalIndex(Protocol):
         ...
 
     def search(self, kind: str, query: str, k: int) -> list[LexicalHit]:
-        """The ``k`` best matches of the query's words (any of them), best first."""
+        """The ``k`` best matches of the query's words (any of them), best first; a chunk matches a word's other
+        forms too (words starting with its stem: "discover" → "discovered", "discovery")."""
         ...
 
     def close(self) -> None:
@@ -156,7 +177,7 @@ class Fts5Index:
         terms = query_terms(query)
         if not terms or k < 1:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        match = " OR ".join(_match_term(t, prefix=kind == "chunk") for t in terms)
         sql = f"SELECT id, bm25({table}) AS s FROM {table} WHERE {table} MATCH ? ORDER BY s LIMIT ?"
         with self._lock:
             rows = self._db.execute(sql, (f"body : ({match})", k)).fetchall()

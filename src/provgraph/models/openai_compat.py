@@ -2,7 +2,8 @@
 
 Uses the official ``openai`` SDK with its own retries switched off: this module retries
 connection errors, 429 and 5xx with jittered exponential backoff (honouring ``Retry-After``),
-never other 4xx, and never a timeout (the same request would take as long again). JSON is asked
+never other 4xx, never a timeout (the same request would take as long again) and never a refused
+connection (nothing listens there). JSON is asked
 for as :mod:`provgraph.models.structured` negotiates per endpoint; every call carries a
 ``max_tokens`` (the schema's budget, capped). A semaphore bounds the requests in flight.
 Errors leave as :class:`ModelUnavailable` (unreachable, timed out, still failing after retries)
@@ -211,7 +212,7 @@ class OpenAIChatModel:
             except openai.APITimeoutError as exc:
                 raise self._translate(exc, attempt + 1) from exc
             except openai.APIConnectionError as exc:
-                if attempt >= self._retry.max_retries:
+                if attempt >= self._retry.max_retries or _refused(exc):
                     raise self._translate(exc, attempt + 1) from exc
                 wait = self._retry.delay(attempt)
             except openai.OpenAIError as exc:
@@ -255,7 +256,7 @@ class OpenAIChatModel:
             except openai.APITimeoutError as exc:
                 raise self._translate(exc, attempt + 1) from exc
             except openai.APIConnectionError as exc:
-                if started or attempt >= self._retry.max_retries:
+                if started or attempt >= self._retry.max_retries or _refused(exc):
                     raise self._translate(exc, attempt + 1) from exc
                 wait = self._retry.delay(attempt)
             except openai.OpenAIError as exc:
@@ -294,6 +295,9 @@ class OpenAIChatModel:
             return ModelUnavailable(self._describe(
                 f"timed out after {self._timeout:g} s{tries} (not retried: the same request would take as long)"))
         if isinstance(exc, openai.APIConnectionError):
+            if _refused(exc):
+                return ModelUnavailable(self._describe(
+                    "connection refused (nothing listens there: is the server running, is the URL right?)"))
             return ModelUnavailable(self._describe(f"cannot connect ({_cause(exc)}){tries}"))
         if isinstance(exc, openai.APIStatusError):
             detail = f"HTTP {exc.status_code}: {status_detail(exc)}"
@@ -354,6 +358,18 @@ def _message_text(response: Any) -> str:
     if not choices:
         return ""
     return choices[0].message.content or ""
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether the connection was refused: nothing listens at the address, so trying again at once would too."""
+    seen: set[int] = set()
+    inner: BaseException | None = exc
+    while inner is not None and id(inner) not in seen:
+        if isinstance(inner, ConnectionRefusedError):
+            return True
+        seen.add(id(inner))
+        inner = inner.__cause__ or inner.__context__
+    return False
 
 
 def _cause(exc: BaseException) -> str:

@@ -10,7 +10,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from provgraph.errors import ModelError
+from provgraph.errors import ModelError, ModelUnavailable
 from provgraph.models.base import ChatModel, system, user
 
 __all__ = ["ProbeResult", "probe"]
@@ -28,7 +28,7 @@ class ProbeResult:
     """What one endpoint+model did; each ``*_error`` says why a capability is missing."""
 
     model: str
-    structured_output: str
+    structured_output: str | None
     json_ok: bool
     json_error: str | None
     streaming: bool
@@ -42,7 +42,12 @@ class ProbeResult:
 
 
 async def probe(llm: ChatModel) -> ProbeResult:
-    """Probe ``llm`` with two tiny calls; never raises for a model failure (it is reported)."""
+    """Probe ``llm`` with two tiny calls. A model that answers but lacks a capability is reported; one that
+    cannot be reached at all (refused, timed out: :class:`ModelUnavailable`) raises, as any command would.
+
+    ``structured_output`` is the mode the endpoint accepted, ``None`` when the JSON call failed (nothing
+    was measured).
+    """
     started = time.monotonic()
     messages = [system("Reply with JSON."), user('What is the capital of France? Reply as {"answer": "..."}')]
     json_error: str | None = None
@@ -50,9 +55,11 @@ async def probe(llm: ChatModel) -> ProbeResult:
     try:
         reply = await llm.complete_json(messages, schema=_SCHEMA, schema_name="probe", max_tokens=32)
         usage = "estimated" if reply.usage.estimated else "reported"
+    except ModelUnavailable:
+        raise
     except ModelError as exc:
         json_error = _line(exc)
-    mode = getattr(llm, "structured_mode", "grammar (in-process)")
+    mode = None if json_error is not None else getattr(llm, "structured_mode", "grammar (in-process)")
     stream_error: str | None = None
     stream_usage = "none"
     try:
@@ -64,7 +71,7 @@ async def probe(llm: ChatModel) -> ProbeResult:
         stream_error = _line(exc)
     return ProbeResult(
         model=llm.name,
-        structured_output=str(mode),
+        structured_output=None if mode is None else str(mode),
         json_ok=json_error is None,
         json_error=json_error,
         streaming=stream_error is None,

@@ -24,7 +24,7 @@ import numpy as np
 from provgraph.extract.clean_text import blank_markup, strip_markers
 from provgraph.extract.nlp_entities import candidates as name_candidates
 from provgraph.extract.nlp_sentences import is_terminated, split_sentences
-from provgraph.librarian.lexical import query_terms
+from provgraph.librarian.lexical import query_terms, stem
 from provgraph.models.base import Embedder
 
 __all__ = ["Pick", "pick_sentences", "question_type", "question_parts", "question_names", "stem"]
@@ -42,18 +42,8 @@ _WIKI_RESIDUE = re.compile(r"\]\]|\[\[|\{\{|\}\}|\|")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+")
 _CITING = re.compile(r"\b(retrieved|archived|isbn|doi)\b|https?://", re.IGNORECASE)
 _WH = frozenset("what which how many much long old year date".split())
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
 _MIN_CHARS, _MAX_CHARS = 20, 600
 _ANSWER_CHARS = 750
-
-
-def stem(word: str) -> str:
-    """A crude stem so "discovered" and "discovery" meet: common suffixes off, at least 4 letters kept."""
-    w = word.lower()
-    for suffix in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
-            return w[: -len(suffix)]
-    return w[:-1] if w.endswith("y") and len(w) > 4 else w
 
 
 _PART_SPLIT = re.compile(

@@ -237,6 +237,8 @@ class DocumentRag:
                 if not numbers:
                     warnings.append("the answer cites no passage")
                 cited = [passages[n - 1] for n in numbers]
+            # marker [n] names numbered[n - 1]: the extractive answer's quoted chunks, or the passages shown to the model
+            numbered = cited if self.llm is None or fallback is not None else passages
             document = docrag_answer_iri(sid)
             a = docrag_synthesis_iri(sid)
             # the answer record commits (and waits on its fsync) while the synthesis step is built; the step
@@ -247,11 +249,11 @@ class DocumentRag:
                     a, question=q, derived_from=x, document=document, content=answer, llm=call,
                     cited=[p.chunk for p in cited],
                     reasoning=None if fallback is None else f"Extractive answer (fallback: {fallback})",
-                ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in passages]))
+                ) + citation_quads(a, doc_rag_citations(a, answer, [p.chunk for p in numbered]))
             recorded.result()
             yield self.trace.step("synthesis", a, quads)
             found = reading.result()
-        yield Final(session_id=sid, answer=answer, sources=self._sources(cited or passages, found),
+        yield Final(session_id=sid if self.trace.enabled else None, answer=answer, sources=self._sources(cited or passages, numbered, found),
                     usage=tally.total(), warnings=tuple(warnings))
 
     def _retrieve(self, question: str) -> tuple[np.ndarray, list[Passage]]:
@@ -285,21 +287,28 @@ class DocumentRag:
 
     def _extract(self, question: str, query_vector: np.ndarray,
                  passages: Sequence[Passage]) -> tuple[str, list[Passage]]:
-        """The sentences that best answer the question, each citing its chunk: ``… in 1898 [2].``"""
+        """The sentences that best answer the question, each citing its chunk: ``… in 1898 [2].``
+
+        Markers number the quoted chunks in order of first appearance ([1], [2]…), not by retrieval rank;
+        the cited passages come back in that order."""
         by_chunk = {p.chunk.value: p for p in passages}
         picks = pick_sentences(question, query_vector, self.embedder,
                                [(p.chunk.value, p.text, p.rank) for p in passages], limit=EXTRACT_SENTENCES)
         if not picks:
             return NO_PASSAGES, []
-        answer = " ".join(with_marker(pick.text, by_chunk[pick.chunk].marker) for pick in picks)
-        return answer, list({pick.chunk: by_chunk[pick.chunk] for pick in picks}.values())
+        cited = list({pick.chunk: by_chunk[pick.chunk] for pick in picks}.values())  # in order of first quote
+        number = {p.chunk.value: f"[{i}]" for i, p in enumerate(cited, start=1)}
+        return " ".join(with_marker(pick.text, number[pick.chunk]) for pick in picks), cited
 
     @staticmethod
-    def _sources(passages: Sequence[Passage], found: Mapping[Iri, Source]) -> tuple[Source, ...]:
-        """Each passage traced to page/section and document (``found`` by chunk), with its marker."""
+    def _sources(passages: Sequence[Passage], numbered: Sequence[Passage],
+                 found: Mapping[Iri, Source]) -> tuple[Source, ...]:
+        """Each passage traced to page/section and document (``found`` by chunk), with its marker: its place
+        in ``numbered`` (or its rank, when not numbered)."""
+        number = {p.chunk: f"[{i}]" for i, p in enumerate(numbered, start=1)}
         out = []
         for p in passages:
             source = found.get(p.chunk)
             if source is not None:
-                out.append(replace(source, marker=p.marker))
+                out.append(replace(source, marker=number.get(p.chunk, p.marker)))
         return tuple(out)

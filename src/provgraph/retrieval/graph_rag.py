@@ -411,7 +411,7 @@ class GraphRag:
             ) + citation_quads(synthesis, cited)
         recorded.result()
         yield run.writer.step("synthesis", synthesis, quads)
-        yield Final(session_id=run.sid, answer=answer, sources=citations.sources, usage=run.tally.total(),
+        yield Final(session_id=run.sid if run.writer.enabled else None, answer=answer, sources=citations.sources, usage=run.tally.total(),
                     warnings=tuple(run.warnings))
 
     def _quotes(self, run: _Run, question: np.ndarray, chunks: list[str], texts: dict[str, str], *,

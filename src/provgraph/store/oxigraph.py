@@ -17,6 +17,7 @@ import pyoxigraph as ox
 
 from provgraph.errors import NO_SPACE_ADVICE, QueryError, StoreError, StoreUnavailable, failure_advice, out_of_space
 from provgraph.rdf.nesting import CheckedReader, check_query
+from provgraph.rdf.sparql_errors import READ_ONLY, is_update, syntax_message
 from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quads_to_ox, to_ox
 from provgraph.rdf.terms import Iri, Quad, Subject, Term
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PREFIXES
@@ -221,7 +222,9 @@ class OxigraphStore(SparqlQueries):
         try:
             return self._store.query(sparql + _values_clause(bind), prefixes=PREFIXES)
         except SyntaxError as exc:
-            raise QueryError(f"collection {self.name}: invalid SPARQL: {exc}") from exc
+            if is_update(sparql):
+                raise QueryError(f"collection {self.name}: {READ_ONLY}") from exc
+            raise QueryError(f"collection {self.name}: invalid SPARQL: {syntax_message(sparql, str(exc))}") from exc
         except (OSError, ValueError, TypeError, RuntimeError) as exc:
             raise _query_failure(self.name, exc) from exc
 
