@@ -233,7 +233,8 @@ class ProvgraphGroup(TyperGroup):
                 raise typer.Exit(code) if code else typer.Exit(0)
             return super().invoke(ctx)
         except ProvgraphError as exc:
-            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            # the first line, split at LF only: a name holding \v, \f or U+0085 is shown whole, escaped by echo()
+            message = str(exc).strip().split("\n")[0] if str(exc).strip() else type(exc).__name__
             echo(f"error: {message}", err=True)
             raise typer.Exit(exit_code_for(exc)) from None
         except OSError as exc:
