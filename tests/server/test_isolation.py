@@ -151,6 +151,10 @@ def answered_without_the_owners_data(r: httpx.Response, u: Users) -> None:
     assert r.status_code < 500, r.text  # an answer (from her empty collection) or a refusal; no marker, below
 
 
+def no_passages(r: httpx.Response, u: Users) -> None:
+    assert r.status_code == 404 or (r.status_code == 200 and r.json()["passages"] == []), r.text
+
+
 def refused_or_own(r: httpx.Response, u: Users) -> None:
     assert r.status_code < 500, r.text
 
@@ -246,6 +250,7 @@ ASK: dict[tuple[str, str], Ask] = {
                                           json=lambda o: {"collection": COLLECTION, "question": Q}),
     ("POST", "/api/v1/global-rag"): Ask(answered_without_the_owners_data,
                                         json=lambda o: {"collection": COLLECTION, "question": Q}),
+    ("POST", "/api/v1/retrieve"): Ask(no_passages, json=lambda o: {"collection": COLLECTION, "question": Q}),
     ("GET", f"{C}/communities"): Ask(empty_list),
     ("GET", f"{C}/communities/{{community:path}}"): Ask("missing"),
     ("POST", "/api/v1/agent"): Ask(answered_without_the_owners_data,

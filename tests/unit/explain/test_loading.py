@@ -187,7 +187,8 @@ def test_partial_trace_loads_with_missing_steps(store: CountingStore) -> None:
     assert trace.answer is None
 
 
-@pytest.mark.parametrize("given", ["nope", "no such id", "", "urn:trustgraph:prov:focus:" + SID_G, "bad iri:<x>"])
+# a step's IRI names its trace (tests/integration/test_trace_step_iris.py); an unknown step's does not
+@pytest.mark.parametrize("given", ["nope", "no such id", "", "urn:trustgraph:prov:focus:no-such-session", "bad iri:<x>"])
 def test_unknown_ids_are_not_found_with_a_clear_message(store: CountingStore, scenario: Scenario, given: str) -> None:
     with pytest.raises(NotFound) as caught:
         load_trace(store, given)
