@@ -253,8 +253,6 @@ ASK: dict[tuple[str, str], Ask] = {
     ("POST", "/api/v1/retrieve"): Ask(no_passages, json=lambda o: {"collection": COLLECTION, "question": Q}),
     ("GET", f"{C}/communities"): Ask(empty_list),
     ("GET", f"{C}/communities/{{community:path}}"): Ask("missing"),
-    ("POST", "/api/v1/retrieve"): Ask(answered_without_the_owners_data,
-                                      json=lambda o: {"collection": COLLECTION, "question": Q}),
     ("POST", "/api/v1/agent"): Ask(answered_without_the_owners_data,
                                    json=lambda o: {"collection": COLLECTION, "question": Q}),
     ("POST", "/api/v1/cli"): Ask(her_cli, json=lambda o: {
