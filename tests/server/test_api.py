@@ -149,7 +149,7 @@ def test_the_client_gives_typed_answers_and_events(api: Api) -> None:
         trace = pg.trace(answer.session_id)
         assert [d["id"] for d in pg.documents()][:1] == ["urn:doc:becquerel_rays.txt"]
     assert answer.sources and all(s.document.startswith("urn:doc:") for s in answer.sources)
-    assert [s.step for s in answer.steps] == ["question", "exploration", "focus", "synthesis"]
+    assert [s.step for s in answer.steps] == ["question", "ranking", "exploration", "focus", "synthesis"]
     assert all(isinstance(s, Explain) and s.triples for s in answer.steps)
     assert isinstance(events[-1], Final) and isinstance(events[0], Explain)
     assert isinstance(trace, GraphRagTrace) and trace.question.session_id == answer.session_id

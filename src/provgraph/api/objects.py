@@ -14,7 +14,7 @@ from typing import Any
 
 from provgraph.errors import InputError
 from provgraph.events import Source
-from provgraph.explain import model
+from provgraph.explain import model, ranking
 from provgraph.extract.base import ChunkInput
 from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.ingest.pipeline import LoadResult
@@ -26,8 +26,8 @@ __all__ = ["to_objects", "from_objects"]
 _CLASSES: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in (Iri, Literal, BlankNode, TripleTerm, Quad, Source, LlmCall, ChunkInput, ChunkOutcome, LoadResult,
-                *(v for v in vars(model).values() if isinstance(v, type) and dataclasses.is_dataclass(v)
-                  and v.__module__ == model.__name__))
+                *(v for m in (model, ranking) for v in vars(m).values() if isinstance(v, type)
+                  and dataclasses.is_dataclass(v) and v.__module__ == m.__name__))
 }
 
 
