@@ -116,6 +116,7 @@ def test_the_servers_home_is_its_own(tight: LiveServer, tmp_path: Path) -> None:
     held = (f"error: collection default/corpus is held by the provgraph server at {tight.url} (pid {pid}): run "
             f"the command through it: PROVGRAPH_URL={tight.url} PROVGRAPH_TOKEN=TOKEN provgraph … (or --url/--token)\n")
     backup = tmp_path / "corpus.tar"
+    (tmp_path / "none.txt").write_text("A file the server's lock keeps from being loaded.\n")
     assert run("--url", tight.url, "backup", "-C", "corpus", str(backup)).code == 0
     for argv in (["collections", "drop", "corpus", "--yes"], ["documents", "list", "-C", "corpus"],
                  ["sparql", "ASK { ?s ?p ?o }", "-C", "corpus"], ["restore", str(backup), "-C", "corpus", "--force"],
