@@ -62,11 +62,12 @@ def _cited_text(home: Path, source: dict[str, Any]) -> str:
 def _check_answer(home: Path, data: dict[str, Any]) -> None:
     assert "[1]" in data["answer"] and data["collection"] == "corpus"
     first = next(s for s in data["sources"] if s["marker"] == "[1]")
+    cited = [(s["marker"], s["chunk"], s["evidence"]["offset"]) for s in data["sources"]]
+    assert len(cited) == len(set(cited)) and "edge" not in first  # each cited sentence once; the edges are in the trace
     assert first["section_title"] == "The discovery of polonium" and first["length"] > 0
     assert "polonium" in _cited_text(home, first).lower()
 
 
-@pytest.mark.xfail(reason="sources deduplicated per answer (issue 30) no longer carry 'evidence' where the MCP tool reads it (to fix next stop)", strict=False)
 def test_stdio_lists_the_tools_and_answers_with_citations_and_a_trace(home: Path) -> None:
     params = StdioServerParameters(command=sys.executable, args=["-c", CLI, "mcp", "-C", "corpus"], env=_env(home))
 
@@ -131,7 +132,6 @@ def _over_http(url: str, token: str | None, tool: str, arguments: dict[str, Any]
     return asyncio.run(call())
 
 
-@pytest.mark.xfail(reason="sources deduplicated per answer (issue 30) no longer carry 'evidence' where the MCP tool reads it (to fix next stop)", strict=False)
 def test_http_needs_a_token_and_acts_as_its_user(home: Path, http_server: tuple[str, dict[str, str]]) -> None:
     url, tokens = http_server
     assert _over_http(url, tokens["default"], "list", {}) == TOOLS

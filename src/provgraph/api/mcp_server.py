@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -24,7 +25,7 @@ from provgraph.api.tokens import TokenStore
 from provgraph.config import Settings
 from provgraph.conversation.turn import ask_in
 from provgraph.errors import InputError, NotFound, ProvgraphError
-from provgraph.events import Event, Final, to_json
+from provgraph.events import Event, Final, Source, to_json
 from provgraph.explain.documents import document_rows
 from provgraph.explain.render_json import trace_json
 from provgraph.explain.traces import load_trace
@@ -38,6 +39,29 @@ from provgraph.session import collect_answer
 __all__ = ["ProvgraphMcp", "TokenGate"]
 
 USER_KEY = "provgraph.user"
+
+
+async def _keeping_final(events: AsyncIterator[Event], finals: list[Final]) -> AsyncIterator[Event]:
+    """The events unchanged; the final one also put in ``finals`` (its sources still carry their sentences)."""
+    async for ev in events:
+        if isinstance(ev, Final):
+            finals.append(ev)
+        yield ev
+
+
+def _cited_sentences(sources: tuple[Source, ...], answer: str) -> tuple[Source, ...]:
+    """Each cited (marker, chunk, sentence) once, by marker: the sources the answer's markers cite (all of
+    them when it cites none), without the edge each supports (that is in the trace)."""
+    cited = [s for s in sources if s.marker and s.marker in answer] or list(sources)
+    unique: dict[tuple[str | None, str, tuple[int, int] | None], Source] = {}
+    for s in cited:
+        unique.setdefault((s.marker, s.chunk, s.evidence), replace(s, edge=None, subgraph=None))
+    return tuple(sorted(unique.values(), key=lambda s: _marker_number(s.marker)))
+
+
+def _marker_number(marker: str | None) -> int:
+    number = marker[1:-1] if marker else ""
+    return int(number) if number.isdigit() else 1 << 30
 
 
 class ProvgraphMcp:
@@ -83,10 +107,12 @@ class ProvgraphMcp:
 
     async def _answer(self, rt: Runtime, question: str, conversation: str | None,
                       ask: Callable[[str], AsyncIterator[Event]]) -> dict[str, Any]:
-        answer = await collect_answer(ask_in(rt.store, rt.llm, rt.settings, conversation, question, ask))
-        cited = [s for s in answer.sources if s.marker and s.marker in answer.text] or list(answer.sources)
+        finals: list[Final] = []
+        answer = await collect_answer(_keeping_final(ask_in(rt.store, rt.llm, rt.settings, conversation,
+                                                            question, ask), finals))
+        cited = _cited_sentences(finals[-1].sources, answer.text)
         return {"answer": answer.text, "session_id": answer.session_id, "collection": rt.settings.collection,
-                "sources": to_json(Final(session_id=answer.session_id, answer="", sources=tuple(cited)))["sources"],
+                "sources": to_json(Final(session_id=answer.session_id, answer="", sources=cited))["sources"],
                 "warnings": list(answer.warnings),
                 "conversation": answer.conversation, "turn": answer.turn}
 
