@@ -26,7 +26,7 @@ from pathlib import Path
 from provgraph.errors import IndexError_, InputError, StoreError
 
 __all__ = ["CollectionRef", "check_name", "MARKER", "MARKER_FORMAT", "read_marker", "write_marker", "note_part", "forget_part",
-           "verify_part", "part_files", "replace_durably", "sync_dir"]
+           "set_aside_index", "verify_part", "part_files", "replace_durably", "sync_dir"]
 
 MARKER = "collection.json"
 MARKER_FORMAT = 1
@@ -161,6 +161,17 @@ def forget_part(ref: CollectionRef, part: str) -> None:
     data = read_marker(ref)
     data["parts"] = [p for p in data["parts"] if p != part]  # type: ignore[attr-defined]
     write_marker(ref, data)
+
+
+def set_aside_index(ref: CollectionRef, name: str) -> Path | None:
+    """Move a damaged or missing index out of the way (kept, never deleted) so it is rebuilt empty."""
+    folder = ref.vectors_dir / name
+    forget_part(ref, f"vectors/{name}")
+    if not folder.exists():
+        return None
+    aside = folder.with_name(f"{name}.damaged-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
+    folder.rename(aside)
+    return aside
 
 
 def verify_part(ref: CollectionRef, part: str) -> bool:

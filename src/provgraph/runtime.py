@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from provgraph.config import Settings
 from provgraph.errors import ConfigError, NotFound
-from provgraph.layout import CollectionRef, forget_part, note_part, verify_part
+from provgraph.layout import CollectionRef, note_part, set_aside_index, verify_part
 from provgraph.store.collections import create_collection, open_store
 
 if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither numpy, the models nor the librarian
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.events import Event
     from provgraph.extract.base import Extractor
     from provgraph.extract.pipeline import ExtractionPipeline
-    from provgraph.integrity.check import CheckReport, Problem
+    from provgraph.integrity.check import CheckReport
     from provgraph.ingest.pipeline import DocumentLoader
     from provgraph.librarian.lexical import Fts5Index
     from provgraph.librarian.base import Librarian
@@ -239,16 +239,6 @@ class Runtime:
             note_part(self.ref, f"vectors/{name}")
         return index
 
-    def set_aside_index(self, name: str) -> Path | None:
-        """Move a damaged or missing index out of the way (kept, never deleted) so it is rebuilt empty."""
-        folder = self.ref.vectors_dir / name
-        forget_part(self.ref, f"vectors/{name}")
-        if not folder.exists():
-            return None
-        aside = folder.with_name(f"{name}.damaged-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
-        folder.rename(aside)
-        return aside
-
     def backup(self, file: Path, *, wait: float = 0.0) -> dict[str, object]:
         """Write a backup archive of this collection to ``file``; returns its manifest (docs/integrity.md).
 
@@ -270,32 +260,14 @@ class Runtime:
 
     def check(self, *, repair: bool = False) -> CheckReport:
         """Verify every cross-store invariant (docs/integrity.md); ``repair`` fixes what can be derived."""
-        from provgraph.errors import IndexError_
-        from provgraph.integrity.check import CheckReport, Parts, Problem, check_graph, find_problems
-        from provgraph.integrity.check import repair as fix
+        from provgraph.integrity.check import CheckReport, Parts, run_check
 
         self.store, self.librarian  # noqa: B018 - a store or librarian that cannot be opened is reported as it is
-        problems: list[Problem] = []
-        done: list[str] = []
-        for name in ("chunks", "entities"):
-            try:
-                index = self.chunk_index if name == "chunks" else self.entity_index
-            except IndexError_ as exc:
-                problems.append(Problem("index-unreadable", str(self.ref.vectors_dir / name), str(exc), True))
-                if repair:
-                    aside = self.set_aside_index(name)
-                    done.append(f"moved the unreadable index {name} to {aside}; rebuilding it" if aside
-                                else f"recreating the missing index {name}")
-                continue
-            done += check_graph(name, index, problems, repair)
-        found = problems
-        if repair or not any(p.kind == "index-unreadable" for p in problems):
-            parts = Parts(self.store, self.librarian, self.chunk_index, self.entity_index, self.embedder)
-            found = problems + find_problems(parts)
-            problems = found
-            if repair:
-                done += fix(parts, found)
-                problems = find_problems(parts)
+        found, done, problems = run_check(
+            lambda name: self.chunk_index if name == "chunks" else self.entity_index,
+            lambda name: set_aside_index(self.ref, name),
+            lambda: Parts(self.store, self.librarian, self.chunk_index, self.entity_index, self.embedder),
+            self.ref.vectors_dir, fix=repair)
         counts = {"documents": len(self.librarian.list(kind="document")), "quads": len(self.store)}
         if _postgres_url(self.settings) is not None and (self.settings.replica_url or "").strip():
             counts["replica_pending"] = self.replica().lag().behind  # not a problem: a query catches up first
@@ -382,28 +354,20 @@ class Runtime:
                   ) -> AsyncIterator[Event]:
         """The ReAct agent's events on ``question``: the built-in and MCP tools of ``groups`` in ``state``
         (agent/groups.py). Raises :class:`ConfigError` at once when no LLM is configured."""
-        from provgraph.agent.groups import request_tools
-        from provgraph.agent.mcp import McpTools, parse_servers
-        from provgraph.agent.react import NO_LLM_MESSAGE, Agent
+        from provgraph.agent.react import NO_LLM_MESSAGE
+        from provgraph.agent.request import AgentLimits, agent_events
         from provgraph.agent.tools import TextCompletionTool, Tool, document_query, knowledge_query
 
         llm = self.llm
         if llm is None:
             raise ConfigError(NO_LLM_MESSAGE)
-        servers = parse_servers(self.settings.mcp_servers)
         builtin: list[Tool] = [knowledge_query(self.graph_rag()), document_query(self.document_rag()),
                                TextCompletionTool(llm)]
-
-        async def events() -> AsyncIterator[Event]:
-            async with McpTools(servers, taken=[t.spec.name for t in builtin]) as mcp:
-                tools, restricted = request_tools(builtin, mcp.tools, groups, state, self.settings.agent_tools)
-                runner = Agent(self.store, self.librarian, llm, tools, restricted=restricted,
-                               max_iterations=self.settings.max_iterations, deadline=self.settings.agent_deadline,
-                               collection=self.settings.collection, trace=self.settings.traces)
-                async for ev in runner.ask(question):
-                    yield ev
-
-        return events()
+        s = self.settings
+        limits = AgentLimits(max_iterations=s.max_iterations, deadline=s.agent_deadline, collection=s.collection,
+                             trace=s.traces, overrides=s.agent_tools, mcp_servers=s.mcp_servers)
+        return agent_events(question, store=self.store, librarian=self.librarian, llm=llm, builtin=builtin,
+                            limits=limits, groups=groups, state=state)
 
     def remove_document(self, document: Iri) -> Removal:
         """Remove a document, its parts, provenance, chunk vectors and the facts only it supported.

@@ -191,18 +191,12 @@ class Synthesis:
     citations: tuple[Citation, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class GraphRagTrace:
-    """A GraphRAG trace: question → (grounding) → exploration → focus → synthesis."""
+class _Synthesised:
+    """Staleness and answer of a trace that ends in a synthesis and records its retractions."""
 
-    type: ClassVar[TraceType] = "GraphRAG"
-    question: Question
-    grounding: Grounding | None = None
-    exploration: Exploration | None = None
-    focus: Focus | None = None
-    ranking: Any = None  # explain.ranking.RankingView: graph-ranked passages, when the trace has them
-    synthesis: Synthesis | None = None
-    retracted: tuple[Retraction, ...] = ()
+    __slots__ = ()
+    retracted: tuple[Retraction, ...]
+    synthesis: Synthesis | None
 
     @property
     def stale(self) -> bool:
@@ -213,6 +207,20 @@ class GraphRagTrace:
     def answer(self) -> str | None:
         """The answer text, or None when the trace stopped before the synthesis."""
         return self.synthesis.content if self.synthesis is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphRagTrace(_Synthesised):
+    """A GraphRAG trace: question → (grounding) → exploration → focus → synthesis."""
+
+    type: ClassVar[TraceType] = "GraphRAG"
+    question: Question
+    grounding: Grounding | None = None
+    exploration: Exploration | None = None
+    focus: Focus | None = None
+    ranking: Any = None  # explain.ranking.RankingView: graph-ranked passages, when the trace has them
+    synthesis: Synthesis | None = None
+    retracted: tuple[Retraction, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +234,7 @@ class DocExploration:
 
 
 @dataclass(frozen=True, slots=True)
-class DocRagTrace:
+class DocRagTrace(_Synthesised):
     """A Document RAG trace: question → exploration → synthesis."""
 
     type: ClassVar[TraceType] = "DocRAG"
@@ -234,16 +242,6 @@ class DocRagTrace:
     exploration: DocExploration | None = None
     synthesis: Synthesis | None = None
     retracted: tuple[Retraction, ...] = ()
-
-    @property
-    def stale(self) -> bool:
-        """Whether a document this trace used has been removed or replaced since."""
-        return bool(self.retracted)
-
-    @property
-    def answer(self) -> str | None:
-        """The answer text, or None when the trace stopped before the synthesis."""
-        return self.synthesis.content if self.synthesis is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,7 +342,7 @@ class FindingCitation:
 
 
 @dataclass(frozen=True, slots=True)
-class GlobalTrace:
+class GlobalTrace(_Synthesised):
     """A global search trace: question → map (reports kept) → synthesis citing findings → facts → sentences."""
 
     type: ClassVar[TraceType] = "Global"
@@ -357,16 +355,6 @@ class GlobalTrace:
     synthesis: Synthesis | None = None
     citations: tuple[FindingCitation, ...] = ()
     retracted: tuple[Retraction, ...] = ()
-
-    @property
-    def stale(self) -> bool:
-        """Whether a document this trace's citations used has been removed or replaced since."""
-        return bool(self.retracted)
-
-    @property
-    def answer(self) -> str | None:
-        """The answer text, or None when the trace stopped before the synthesis."""
-        return self.synthesis.content if self.synthesis is not None else None
 
 
 Trace = Union[GraphRagTrace, DocRagTrace, AgentTrace, GlobalTrace]

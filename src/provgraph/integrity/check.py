@@ -17,9 +17,11 @@ librarian record, and says what it cannot fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
+from provgraph.errors import IndexError_
 from provgraph.extract.derived import VectorRecord, chunk_records, entity_records, supported_entities
 from provgraph.librarian.base import Librarian
 from provgraph.models.base import Embedder
@@ -29,7 +31,7 @@ from provgraph.store.base import QuadStore
 from provgraph.store.support import subgraph_removal
 from provgraph.vectors.base import VectorIndex
 
-__all__ = ["Problem", "Parts", "CheckReport", "find_problems", "repair", "check_graph"]
+__all__ = ["Problem", "Parts", "CheckReport", "find_problems", "repair", "check_graph", "run_check"]
 
 _BATCH = 256
 
@@ -244,3 +246,35 @@ def check_graph(name: str, index: VectorIndex, problems: list[Problem], repair: 
     aside = index.rebuild_graph()
     return [f"moved the HNSW graph of {name} to {aside}; rebuilt it from the index's records" if aside
             else f"rebuilt the missing HNSW graph of {name} from the index's records"]
+
+
+def run_check(open_index: Callable[[str], VectorIndex], set_aside: Callable[[str], Path | None],
+              open_parts: Callable[[], Parts], vectors_dir: Path, *, fix: bool
+              ) -> tuple[list[Problem], list[str], list[Problem]]:
+    """Check (and with ``fix`` repair) a collection: the problems found, what was done, what remains.
+
+    An index that cannot be opened is a problem of its own; with ``fix`` it is set aside (kept) and rebuilt.
+    The cross-store checks run only once both indexes open, or when repairing.
+    """
+    problems: list[Problem] = []
+    done: list[str] = []
+    for name in ("chunks", "entities"):
+        try:
+            index = open_index(name)
+        except IndexError_ as exc:
+            problems.append(Problem("index-unreadable", str(vectors_dir / name), str(exc), True))
+            if fix:
+                aside = set_aside(name)
+                done.append(f"moved the unreadable index {name} to {aside}; rebuilding it" if aside
+                            else f"recreating the missing index {name}")
+            continue
+        done += check_graph(name, index, problems, fix)
+    found = problems
+    if fix or not any(p.kind == "index-unreadable" for p in problems):
+        parts = open_parts()
+        found = problems + find_problems(parts)
+        problems = found
+        if fix:
+            done += repair(parts, found)
+            problems = find_problems(parts)
+    return found, done, problems
