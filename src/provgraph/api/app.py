@@ -45,9 +45,10 @@ def create_app(settings: Settings, *, limits: Limits | None = None, anonymous_us
         cancel_all()  # running SPARQL queries stop at their next solution, so they do not hold collections
         if state.jobs is not None:
             await state.jobs.shutdown()
-        closed = state.pool.close()  # every collection flushed and closed: consistent on disk
+        closed, running = state.pool.close()  # every collection flushed and closed: consistent on disk
         if on_stop is not None:
-            on_stop(f"provgraph stopped: {closed} collection(s) flushed and closed")
+            unfinished = f" ({running} request(s) still running after {state.pool.close_wait_s:g} s)" if running else ""
+            on_stop(f"provgraph stopped: {closed} collection(s) flushed and closed{unfinished}")
 
     app = FastAPI(
         title="provgraph", version=__version__, lifespan=lifespan,

@@ -37,13 +37,15 @@ class _Entry:
     runtime: Runtime
     write: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
+    queries: int = 0  # of the users, SPARQL query threads (shutdown does not wait for them)
 
 
 class RuntimePool:
     """The server's open collections; ``use`` lends a runtime configured with the request's settings."""
 
-    def __init__(self, *, per_user: int = 8, total: int = 64, wait_s: float = 30.0) -> None:
-        self.per_user, self.total, self.wait_s = per_user, total, wait_s
+    def __init__(self, *, per_user: int = 8, total: int = 64, wait_s: float = 30.0,
+                 close_wait_s: float = 30.0) -> None:
+        self.per_user, self.total, self.wait_s, self.close_wait_s = per_user, total, wait_s, close_wait_s
         self._entries: OrderedDict[tuple[str, str, str], _Entry] = OrderedDict()  # least recently used first
         self._embedders: dict[tuple[str, str | None], Embedder] = {}
         self._lock = threading.Condition()
@@ -97,13 +99,19 @@ class RuntimePool:
         return None
 
     @contextmanager
-    def use(self, settings: Settings, *, create: bool = False, write: bool = False) -> Iterator[Runtime]:
-        """A runtime for ``settings``' collection, sharing the pool's open parts; ``write`` serialises."""
+    def use(self, settings: Settings, *, create: bool = False, write: bool = False,
+            query: bool = False) -> Iterator[Runtime]:
+        """A runtime for ``settings``' collection, sharing the pool's open parts; ``write`` serialises.
+
+        ``query``: the user is a SPARQL query's thread, which shutdown does not wait for: pyoxigraph
+        cannot stop a query computing its first solution (an aggregate over a large join can take
+        hours), and the query holds its own reference to the store, so closing under it is safe."""
         with self._lock:
             if self.closed:
                 raise NotFound("the server is shutting down")
             entry = self._entry(settings, create)
             entry.users += 1
+            entry.queries += query
         try:
             rt = entry.runtime.sharing(settings)
             if write:
@@ -114,6 +122,7 @@ class RuntimePool:
         finally:
             with self._lock:
                 entry.users -= 1
+                entry.queries -= query
                 self._lock.notify_all()
 
     @contextmanager
@@ -159,13 +168,18 @@ class RuntimePool:
         with self.exclusive(ref):
             drop_collection(ref)
 
-    def close(self) -> int:
-        """Wait for running requests, then flush and close every collection (graceful shutdown); returns how many."""
+    def close(self) -> tuple[int, int]:
+        """Wait for running requests (``close_wait_s`` at most), then flush and close every collection (graceful shutdown);
+        returns how many collections, and how many requests were still running (not waited for further)."""
         with self._lock:
             self.closed = True
-            self._lock.wait_for(lambda: all(e.users == 0 for e in self._entries.values()), timeout=30)
+            self._lock.wait_for(lambda: self._running() == 0, timeout=self.close_wait_s)
+            running = self._running()
             for entry in self._entries.values():
                 entry.runtime.close()
             count = len(self._entries)
             self._entries.clear()
-        return count
+        return count, running
+
+    def _running(self) -> int:
+        return sum(e.users - e.queries for e in self._entries.values())

@@ -174,7 +174,7 @@ async def sparql(request: Request, collection: str, body: SparqlRequest) -> Resp
 
     @contextmanager
     def store() -> Iterator[Any]:
-        with state.pool.use(settings) as rt:
+        with state.pool.use(settings, query=True) as rt:
             yield rt.sparql_store
 
     results = run_query(store, body.query, "json", caps)

@@ -40,3 +40,14 @@ def test_idle_collections_make_room_and_busy_ones_refuse(tmp_path: Path) -> None
         assert ("bob", "z") not in open_ones()
     finally:
         pool.close()
+
+
+def test_closing_waits_for_requests_but_not_for_query_threads(tmp_path: Path) -> None:
+    """A SPARQL query's thread may compute for hours without a solution (pyoxigraph cannot stop it)."""
+    pool = RuntimePool(close_wait_s=0.5)
+    settings = load_settings(home=str(tmp_path), collection="c", llm="none")
+    with pool.use(settings, create=True, query=True):
+        assert pool.close() == (1, 0)
+    pool = RuntimePool(close_wait_s=0.5)
+    with pool.use(settings):
+        assert pool.close() == (1, 1)  # a request still running after the wait: closed under it, and told
