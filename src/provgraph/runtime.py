@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.communities.global_rag import GlobalParams, GlobalRag
     from provgraph.events import Event
     from provgraph.extract.base import Extractor
+    from provgraph.extract.extraction_tools import ExtractionTools
     from provgraph.extract.pipeline import ExtractionPipeline
     from provgraph.integrity.check import CheckReport
     from provgraph.ingest.pipeline import DocumentLoader
@@ -288,7 +289,14 @@ class Runtime:
         from provgraph.extract.choose import choose_extractors
 
         return choose_extractors(names, default=self.settings.extractors, llm=self.llm,
-                                 entity_base=self.settings.entity_base, ontology=ontology)
+                                 entity_base=self.settings.entity_base, ontology=ontology, tools=self._extraction_tools)
+
+    def _extraction_tools(self) -> ExtractionTools:
+        """The agent extractor's tools over this collection (known entities, a chunk's neighbours)."""
+        from provgraph.extract.extraction_tools import ExtractionTools
+
+        return ExtractionTools(self.store, self.librarian, entity_base=self.settings.entity_base,
+                               embedder=self.embedder, entity_index=self.entity_index)
 
     def loader(self, *, max_bytes: int | None = None) -> DocumentLoader:
         """A document loader with the settings' chunking and file-size limit."""

@@ -10,7 +10,9 @@ import pytest
 
 from provgraph.errors import ModelUnavailable
 from provgraph.extract.base import ChunkInput
-from provgraph.extract.llm_extractors import agent_extractor, definitions_extractor, relationships_extractor
+from provgraph.extract.agent_extractor import agent_extractor
+from provgraph.extract.extraction_tools import ExtractionTools
+from provgraph.extract.llm_extractors import definitions_extractor, relationships_extractor
 from provgraph.extract.ontology import Ontology, OntologyExtractor
 from provgraph.extract.pipeline import ExtractionPipeline, subgraph_for
 from provgraph.ingest.pipeline import DocumentLoader
@@ -104,8 +106,10 @@ def test_relationships_exact_facts_subgraph_and_support_sets(tmp_path: Path) -> 
 
 def test_definitions_and_agent_extractors(tmp_path: Path) -> None:
     store, chunks = _setup(tmp_path, {"a.txt": TEXT_A})
-    llm = ScriptedChatModel(by_schema({"definitions": DEFS, "agent": json.dumps({**json.loads(DEFS), **json.loads(RELS_B)})}))
-    _run(store, [definitions_extractor(llm, entity_base=BASE), agent_extractor(llm, entity_base=BASE)], chunks)
+    finish = {"tool": "finish", "names": [], **json.loads(DEFS), **json.loads(RELS_B)}
+    llm = ScriptedChatModel(by_schema({"definitions": DEFS, "agent-step": json.dumps(finish)}))
+    tools = ExtractionTools(store, SqliteLibrarian(tmp_path / "lib"), entity_base=BASE)
+    _run(store, [definitions_extractor(llm, entity_base=BASE), agent_extractor(llm, tools, entity_base=BASE)], chunks)
     definition = Quad(E("Marie Curie"), SKOS.definition, Literal("A physicist and chemist."))
     assert _default_graph(store) == {
         definition,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from provgraph.provenance.common import LlmCall
+from provgraph.provenance.subgraph import ToolStep
 from provgraph.rdf.terms import Iri, Quad, TripleTerm
 
 __all__ = ["ChunkInput", "EntityInfo", "Extraction", "Extractor"]
@@ -37,7 +38,8 @@ class Extraction:
     ``facts`` go to the default graph AND into the chunk's subgraph (``tg:contains``);
     ``labels`` (``rdfs:label`` of entities and predicates) go to the default graph only.
     ``evidence`` maps a fact to the ``(offset, length)`` of its supporting sentence(s) in the
-    chunk's text, when the extractor knows it.
+    chunk's text, when the extractor knows it. ``steps`` are the tool calls an agent extractor made
+    (recorded in the subgraph's activity).
     """
 
     facts: tuple[TripleTerm, ...]
@@ -48,6 +50,7 @@ class Extraction:
     dropped: int = 0  # facts rejected (e.g. outside the ontology)
     notes: tuple[str, ...] = field(default_factory=tuple)
     evidence: Mapping[TripleTerm, tuple[int, int]] = field(default_factory=dict)
+    steps: tuple[ToolStep, ...] = ()
 
 
 class Extractor(Protocol):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,6 +10,7 @@ from provgraph.errors import ConfigError, InputError
 
 if TYPE_CHECKING:  # the runtime imports this module for the names alone: no numpy, no models
     from provgraph.extract.base import Extractor
+    from provgraph.extract.extraction_tools import ExtractionTools
     from provgraph.models.base import ChatModel
 
 __all__ = ["EXTRACTORS", "LLM_EXTRACTORS", "choose_extractors"]
@@ -18,13 +20,16 @@ EXTRACTORS = (*LLM_EXTRACTORS, "cooccurrence")
 
 
 def choose_extractors(names: str | None, *, default: str, llm: ChatModel | None, entity_base: str,
-                      ontology: Path | None = None) -> list[Extractor]:
+                      ontology: Path | None = None,
+                      tools: Callable[[], ExtractionTools] | None = None) -> list[Extractor]:
     """The named extractors (comma-separated; ``default`` when None); without an LLM only ``cooccurrence`` can run.
 
-    With no LLM and no names given, the list becomes ``cooccurrence`` (the no-LLM mode).
+    With no LLM and no names given, the list becomes ``cooccurrence`` (the no-LLM mode). ``tools``
+    makes the agent extractor's tools over the collection (called only when ``agent`` is chosen).
     """
+    from provgraph.extract.agent_extractor import agent_extractor
     from provgraph.extract.cooccurrence import CooccurrenceExtractor
-    from provgraph.extract.llm_extractors import agent_extractor, definitions_extractor, relationships_extractor
+    from provgraph.extract.llm_extractors import definitions_extractor, relationships_extractor
     from provgraph.extract.ontology import Ontology, OntologyExtractor
 
     wanted = [n.strip() for n in (names or default).split(",") if n.strip()]
@@ -52,7 +57,9 @@ def choose_extractors(names: str | None, *, default: str, llm: ChatModel | None,
         elif name == "relationships":
             out.append(relationships_extractor(llm, entity_base=base))  # type: ignore[arg-type]
         elif name == "agent":
-            out.append(agent_extractor(llm, entity_base=base))  # type: ignore[arg-type]
+            if tools is None:
+                raise InputError("the agent extractor needs its collection's tools (Runtime.extractors gives them)")
+            out.append(agent_extractor(llm, tools(), entity_base=base))  # type: ignore[arg-type]
         elif name == "ontology":
             if ontology is None:
                 raise InputError("the ontology extractor needs --ontology FILE (a Turtle file)")

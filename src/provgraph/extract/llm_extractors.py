@@ -1,4 +1,5 @@
-"""The LLM extractors: definitions, relationships, and agent (both in one pass).
+"""The LLM extractors: definitions and relationships (the agent extractor, both with tools, is
+:mod:`provgraph.extract.agent_extractor`).
 
 Each asks for JSON against a bounded schema, builds facts with :class:`FactBuilder`, and
 returns one :class:`Extraction` per chunk. A model failure propagates (the pipeline marks the
@@ -17,11 +18,12 @@ from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.entities import FactBuilder
 from provgraph.extract.evidence import Quotes, with_quote
 from provgraph.extract.prompting import TEXT_LIMIT, answer_tokens, arr, chunk_messages, load_prompt, obj, text
-from provgraph.models.base import ChatModel
+from provgraph.models.base import ChatModel, Usage
 from provgraph.provenance.common import LlmCall
+from provgraph.provenance.subgraph import ToolStep
 
-__all__ = ["LlmExtractor", "definitions_extractor", "relationships_extractor", "agent_extractor", "DEFINITION", "RELATIONSHIP"]
-
+__all__ = ["LlmExtractor", "ExtractorKind", "definitions_extractor", "relationships_extractor", "llm_call",
+           "both_kinds", "DEFINITION", "RELATIONSHIP"]
 
 
 DEFINITION = with_quote(obj(entity=text(), definition=text(TEXT_LIMIT)))
@@ -53,12 +55,20 @@ def _relationships(b: FactBuilder, data: dict[str, Any], quotes: Quotes) -> int:
     return skipped
 
 
-def _both(b: FactBuilder, data: dict[str, Any], quotes: Quotes) -> int:
+def both_kinds(b: FactBuilder, data: dict[str, Any], quotes: Quotes) -> int:
+    """Definitions and relationships of one answer; the number of unusable items skipped."""
     return _definitions(b, data, quotes) + _relationships(b, data, quotes)
 
 
+def llm_call(usage: Usage) -> LlmCall:
+    """The trace's record of a call's (or calls') token usage."""
+    return LlmCall(usage.model, usage.input_tokens, usage.output_tokens, usage.estimated)
+
+
 @dataclass(frozen=True)
-class _Kind:
+class ExtractorKind:
+    """What an LLM extractor asks for: its component, prompt (name and version), schema, and how items become facts."""
+
     component: str
     prompt: str
     prompt_version: int
@@ -66,17 +76,15 @@ class _Kind:
     apply: Apply
 
 
-_DEFINITIONS = _Kind("kg-extract-definitions", "definitions", 2, obj(definitions=arr(DEFINITION)), _definitions)
-_RELATIONSHIPS = _Kind("kg-extract-relationships", "relationships", 2, obj(relationships=arr(RELATIONSHIP)), _relationships)
-_AGENT = _Kind(
-    "kg-extract-agent", "agent", 2, obj(definitions=arr(DEFINITION), relationships=arr(RELATIONSHIP)), _both
-)
+_DEFINITIONS = ExtractorKind("kg-extract-definitions", "definitions", 2, obj(definitions=arr(DEFINITION)), _definitions)
+_RELATIONSHIPS = ExtractorKind("kg-extract-relationships", "relationships", 2, obj(relationships=arr(RELATIONSHIP)),
+                               _relationships)
 
 
 class LlmExtractor:
     """An extractor that asks an LLM for JSON and turns it into facts."""
 
-    def __init__(self, kind: _Kind, llm: ChatModel, *, entity_base: str) -> None:
+    def __init__(self, kind: ExtractorKind, llm: ChatModel, *, entity_base: str) -> None:
         self._kind = kind
         self._llm = llm
         self._base = entity_base
@@ -105,14 +113,17 @@ class LlmExtractor:
         """Ask the LLM, validate, build facts. Raises ModelError/MalformedOutput on failure."""
         result = await self._llm.complete_json(self.messages(chunk), schema=self._kind.schema,
                                                schema_name=self._kind.prompt, max_tokens=answer_tokens(chunk.text))
+        return self.extraction(chunk, result.data, result.usage)
+
+    def extraction(self, chunk: ChunkInput, data: dict[str, Any], usage: Usage,
+                   steps: tuple[ToolStep, ...] = ()) -> Extraction:
+        """The facts of a validated answer (``usage``: of every call that led to it)."""
         builder = FactBuilder(self._base)
         quotes = Quotes(chunk.text)
-        skipped = self._kind.apply(builder, result.data, quotes)
-        call = LlmCall(result.usage.model, result.usage.input_tokens, result.usage.output_tokens,
-                       result.usage.estimated)
+        skipped = self._kind.apply(builder, data, quotes)
         notes = (f"{skipped} item(s) with unusable labels skipped",) if skipped else ()
-        return Extraction(tuple(builder.facts), builder.label_quads(), builder.entities(), llm=call,
-                          dropped=skipped, notes=notes, evidence=quotes.spans)
+        return Extraction(tuple(builder.facts), builder.label_quads(), builder.entities(), llm=llm_call(usage),
+                          dropped=skipped, notes=notes, evidence=quotes.spans, steps=steps)
 
 
 def definitions_extractor(llm: ChatModel, *, entity_base: str) -> LlmExtractor:
@@ -124,7 +135,3 @@ def relationships_extractor(llm: ChatModel, *, entity_base: str) -> LlmExtractor
     """``(subject, predicate, object)``; the object an entity or a literal, as the LLM says."""
     return LlmExtractor(_RELATIONSHIPS, llm, entity_base=entity_base)
 
-
-def agent_extractor(llm: ChatModel, *, entity_base: str) -> LlmExtractor:
-    """Definitions and relationships together, in one LLM pass."""
-    return LlmExtractor(_AGENT, llm, entity_base=entity_base)

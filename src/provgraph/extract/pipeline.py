@@ -177,7 +177,7 @@ class ExtractionPipeline:
         prov = subgraph_quads(
             sg, facts=ex.facts, chunk=chunk.iri, activity=activity_iri(sg.value), component=extractor.component,
             version=extractor.version, started=started, llm_model=extractor.model_name, ontology=ex.ontology,
-            evidence=ex.evidence,
+            evidence=ex.evidence, steps=ex.steps,
         )
         knowledge = [Quad(f.s, f.p, f.o) for f in ex.facts] + list(ex.labels)
         if sg in self._subgraphs:  # the same chunk twice in one batch: the earlier one is replaced

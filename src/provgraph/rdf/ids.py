@@ -35,6 +35,7 @@ __all__ = [
     "chunk_iri",
     "subgraph_iri",
     "activity_iri",
+    "extraction_step_iri",
     "agent_iri",
     "question_iri",
     "grounding_iri",
@@ -110,6 +111,11 @@ def subgraph_iri(chunk: Iri, component: str, version: str, model: str | None) ->
 def activity_iri(*defining: object) -> Iri:
     """An activity determined by what it did (e.g. chunk, component, version, model)."""
     return Iri(ACTIVITY_BASE + stable_uuid("activity", *defining))
+
+
+def extraction_step_iri(activity: Iri, n: int) -> Iri:
+    """Tool step ``n`` (1-based) of an extraction activity (the agent extractor's)."""
+    return Iri(f"{activity.value}/step/{n}")
 
 
 def agent_iri(component: str) -> Iri:

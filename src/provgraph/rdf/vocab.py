@@ -77,6 +77,8 @@ PROV = Namespace(
     [
         "Entity", "Activity", "Agent", "wasDerivedFrom", "wasGeneratedBy", "used",
         "wasAssociatedWith", "startedAtTime", "endedAtTime", "wasInformedBy",
+        # an extraction activity's tool steps (docs/trace-format.md, "The agent extractor's steps")
+        "generated",
         # PROV-O's own term for what a retraction ends (docs/trace-format.md, "Retractions")
         "invalidated",
     ],

@@ -29,7 +29,7 @@ def _subject_quads(store: QuadStore, nodes: Iterable[Iri]) -> list[Quad]:
 
 
 def subgraph_removal(store: QuadStore, subgraphs: Iterable[Iri], *, keep_facts: Iterable[TripleTerm] = ()) -> list[Quad]:
-    """Quads to remove so the subgraphs, their activities and their orphaned facts are gone.
+    """Quads to remove so the subgraphs, their activities (with their tool steps) and their orphaned facts are gone.
 
     Facts in ``keep_facts`` stay (they are about to be written again in the same transaction).
     """
@@ -45,7 +45,9 @@ def subgraph_removal(store: QuadStore, subgraphs: Iterable[Iri], *, keep_facts: 
                 facts.add(q.o)
             elif q.p == PROV.wasGeneratedBy and isinstance(q.o, Iri):
                 activities.add(q.o)
-    removal += _subject_quads(store, activities)
+    of_activities = _subject_quads(store, activities)
+    steps = {q.o for q in of_activities if q.p == PROV.generated and isinstance(q.o, Iri)}  # an agent's tool steps
+    removal += of_activities + _subject_quads(store, steps)
     orphaned: list[Quad] = []
     for fact in facts - keep:
         if not (supporting_subgraphs(store, fact) - gone):

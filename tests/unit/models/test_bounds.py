@@ -14,7 +14,7 @@ import pytest
 
 from provgraph.agent.step import STEP_SCHEMA, step_schema
 from provgraph.agent.tools import BUILTIN_TOOLS
-from provgraph.extract import llm_extractors
+from provgraph.extract import agent_extractor, llm_extractors
 from provgraph.extract.ontology import ONTOLOGY_SCHEMA
 from provgraph.models.bounds import (MAX_STRING_LENGTH, clamped, ensure_grammar_safe, grammar_problems, output_tokens,
                                      token_budget)
@@ -37,7 +37,8 @@ OLD_STEP_SCHEMA: dict[str, Any] = {  # the agent step schema that broke llama.cp
 SENT: dict[str, dict[str, Any]] = {
     "definitions": llm_extractors._DEFINITIONS.schema,
     "relationships": llm_extractors._RELATIONSHIPS.schema,
-    "agent-extractor": llm_extractors._AGENT.schema,
+    "agent-extractor": agent_extractor._AGENT.schema,
+    "agent-extractor-step": agent_extractor.STEP_SCHEMA,
     "ontology": ONTOLOGY_SCHEMA,
     "agent_step": STEP_SCHEMA,
     "agent_step_with_tools": step_schema(BUILTIN_TOOLS),
