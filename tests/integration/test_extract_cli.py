@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.cli_runner import run
-from tests.fakes.openai_server import FakeOpenAIServer, Recorded, Reply, by_kind, chat, error
+from tests.fakes.openai_server import FakeOpenAIServer, Recorded, Reply, by_kind, chat, error, request_kind
 
 GOOD = json.dumps({"relationships": [
     {"subject": "Marie Curie", "predicate": "discovered", "object": "polonium", "object_is_literal": False}]})
@@ -98,3 +98,19 @@ def test_load_with_an_ontology_end_to_end(tmp_path: Path, llm_server: FakeOpenAI
     assert onto_of.out.splitlines()[1:] == ["https://example.org/onto"]
     facts = run("sparql", "SELECT ?s ?o WHERE { ?s <https://example.org/onto#discovered> ?o }", "--format", "csv")
     assert facts.out.splitlines()[1:] == ["urn:provgraph:entity:marie%20curie,urn:provgraph:entity:polonium"]
+
+
+def test_load_with_the_agent_extractor_records_its_tool_steps(tmp_path: Path, llm_server: FakeOpenAIServer) -> None:
+    find = {"tool": "find-entities", "names": ["Marie Curie"], "definitions": [], "relationships": []}
+    finish = {"tool": "finish", "names": [], "definitions": [], **json.loads(GOOD)}
+    llm_server.script = by_kind({"agent-step": [json.dumps(find), json.dumps(finish)]})
+    files = _write(tmp_path)
+    r = run("load", str(files[0]), "--extractors", "agent", "--format", "json")
+    assert r.code == 0, r.err
+    [doc] = json.loads(r.out)["documents"]
+    assert (doc["facts"], doc["failed_chunks"]) == (1, 0)
+    assert [request_kind(c) for c in llm_server.chat_requests()] == ["agent-step", "agent-step"]
+    steps = run("sparql", "SELECT ?n ?action ?args WHERE { GRAPH <urn:graph:source> { ?act prov:generated ?s . "
+                "?s tg:stepNumber ?n ; tg:action ?action ; tg:arguments ?args } }", "--format", "json")
+    rows = [{k: v["value"] for k, v in b.items()} for b in json.loads(steps.out)["results"]["bindings"]]
+    assert rows == [{"n": "1", "action": "find-entities", "args": '{"names": ["Marie Curie"]}'}]

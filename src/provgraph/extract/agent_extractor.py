@@ -18,7 +18,8 @@ from provgraph.errors import InputError
 from provgraph.extract.base import ChunkInput, Extraction
 from provgraph.extract.extraction_tools import MAX_NAMES, TOOL_NAMES, ExtractionTools
 from provgraph.extract.llm_extractors import DEFINITION, RELATIONSHIP, ExtractorKind, LlmExtractor, both_kinds, llm_call
-from provgraph.extract.prompting import answer_tokens, arr, delimiter_for, obj, text
+from provgraph.extract.evidence import with_quote
+from provgraph.extract.prompting import TEXT_LIMIT, answer_tokens, arr, delimiter_for, obj, text
 from provgraph.models.base import ChatModel, Message, assistant, user
 from provgraph.provenance.common import LlmCall
 from provgraph.provenance.subgraph import ToolStep
@@ -28,8 +29,11 @@ __all__ = ["AgentExtractor", "agent_extractor", "MAX_STEPS", "STEP_SCHEMA", "OBS
 MAX_STEPS = 3  # tool calls per chunk; then the extraction is asked for alone
 OBSERVATION_CHARS = 4000  # of one tool answer, as sent and recorded
 
+# a step's definitions may have 800 characters (the extraction's 1000): with its names' 200 the string
+# bounds stay at the grammar limit (models/bounds.py, 3000)
+_STEP_DEFINITION = with_quote(obj(entity=text(), definition=text(TEXT_LIMIT - 200)))
 STEP_SCHEMA = obj(tool={"type": "string", "enum": [*TOOL_NAMES, "finish"]}, names=arr(text(), MAX_NAMES),
-                  definitions=arr(DEFINITION), relationships=arr(RELATIONSHIP))
+                  definitions=arr(_STEP_DEFINITION), relationships=arr(RELATIONSHIP))
 _AGENT = ExtractorKind("kg-extract-agent", "agent", 3, obj(definitions=arr(DEFINITION), relationships=arr(RELATIONSHIP)),
                        both_kinds)
 _LAST_TURN = ("No more tools: give your final answer now, as JSON with only \"definitions\" and "
