@@ -153,3 +153,14 @@ def test_one_line_errors(corpus_settings: Settings) -> None:
     assert bad.code == 2 and bad.err.count("\n") == 1
     assert bad.err.startswith("error: bad conversation ID 'bad id!': use 1-128 letters")
 
+
+
+def test_a_turn_whose_source_was_removed_says_so_in_the_thread(corpus_settings: Settings) -> None:
+    r = run("graph-rag", "-C", "corpus", "-q", "Which laboratory did Marie Curie direct?", "--conversation", "gone")
+    assert r.code == 0, r.err
+    before = run("conversations", "show", "gone", "-C", "corpus").out
+    assert "     [1] " in before and "radium_institute.txt" in before
+    assert run("documents", "remove", "urn:doc:radium_institute.txt", "-C", "corpus").code == 0
+    after = run("conversations", "show", "gone", "-C", "corpus")
+    assert after.code == 0 and "radium_institute.txt" not in after.out
+    assert "(source no longer stored)" in after.out

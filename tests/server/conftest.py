@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from provgraph.models.structured import forget
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.server.live import LiveServer, corpus_copy, live_server, user_tokens
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -27,3 +29,14 @@ def _fresh_negotiation() -> Iterator[None]:
     forget()
     yield
     forget()
+
+
+@pytest.fixture(scope="module")
+def corpus_served(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path,
+                  request: pytest.FixtureRequest) -> Iterator[tuple[LiveServer, dict[str, str]]]:
+    """``provgraph serve`` over a copy of the sample corpus (one per test module), with tokens for ``default``
+    (who owns ``corpus``) and ``bob`` (who has no collection)."""
+    home = corpus_copy(tmp_path_factory, _corpus_home, request.module.__name__.rsplit(".", 1)[-1])
+    tokens = user_tokens(home, "default", "bob")
+    with live_server(home) as server:
+        yield server, tokens

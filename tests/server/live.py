@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -15,8 +16,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
+
+from provgraph.api.tokens import TokenStore
 
 SERVE = "from provgraph.cli.app import main; main()"
+
+
+def corpus_copy(tmp_path_factory: pytest.TempPathFactory, corpus_home: Path, name: str) -> Path:
+    """A private copy of the loaded sample corpus's data directory (collection ``corpus`` of user ``default``)."""
+    home = tmp_path_factory.mktemp(name) / "home"
+    shutil.copytree(corpus_home, home)
+    return home
+
+
+def user_tokens(home: Path, *users: str) -> dict[str, str]:
+    """A new API token for each user, by user."""
+    store = TokenStore(home)
+    return {user: store.create(user)[1] for user in users}
 
 
 def free_port() -> int:

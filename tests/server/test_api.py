@@ -30,7 +30,7 @@ from provgraph.rdf.vocab import TG
 from provgraph.runtime import Runtime
 from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
-from tests.server.live import LiveServer, free_port, live_server
+from tests.server.live import LiveServer, corpus_copy, free_port, live_server, user_tokens
 from tests.server.test_remote_cli import normalised
 
 pytestmark = pytest.mark.server
@@ -51,12 +51,9 @@ class Api:
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[Api]:
-    home = tmp_path_factory.mktemp("api") / "home"
-    local = tmp_path_factory.mktemp("api-local") / "home"
-    shutil.copytree(_corpus_home, home)
-    shutil.copytree(_corpus_home, local)
-    store = TokenStore(home)
-    tokens = {"default": store.create("default")[1], "bob": store.create("bob")[1]}
+    home = corpus_copy(tmp_path_factory, _corpus_home, "api")
+    local = corpus_copy(tmp_path_factory, _corpus_home, "api-local")
+    tokens = user_tokens(home, "default", "bob")
     with live_server(home, "--max-body-mb", "1", "--concurrency", "3") as server:
         yield Api(server, tokens, local)
 

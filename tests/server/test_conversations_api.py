@@ -4,47 +4,33 @@ the Python client, another user's token, and the one-line errors with their stat
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from provgraph import Client
-from provgraph.api.tokens import TokenStore
 from provgraph.errors import NotFound
-from tests.server.live import LiveServer, live_server
+from tests.server.live import LiveServer
 
 pytestmark = pytest.mark.server
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[tuple[LiveServer, dict[str, str]]]:
-    home = tmp_path_factory.mktemp("conv-api") / "home"
-    shutil.copytree(_corpus_home, home)
-    store = TokenStore(home)
-    tokens = {"default": store.create("default")[1], "bob": store.create("bob")[1]}
-    with live_server(home) as server:
-        yield server, tokens
-
-
-def _http(served: tuple[LiveServer, dict[str, str]], user: str = "default") -> httpx.Client:
-    server, tokens = served
+def _http(corpus_served: tuple[LiveServer, dict[str, str]], user: str = "default") -> httpx.Client:
+    server, tokens = corpus_served
     return httpx.Client(base_url=server.url + "/api/v1", headers={"Authorization": f"Bearer {tokens[user]}"},
                         timeout=120)
 
 
-def test_http_and_websocket_turns_of_one_conversation(served: tuple[LiveServer, dict[str, str]]) -> None:
+def test_http_and_websocket_turns_of_one_conversation(corpus_served: tuple[LiveServer, dict[str, str]]) -> None:
     from websockets.sync.client import connect
 
-    with _http(served) as http:
+    with _http(corpus_served) as http:
         first = http.post("/graph-rag", json={"collection": "corpus", "question": "Who discovered polonium?",
                                               "conversation": "web-1"})
         assert first.status_code == 200, first.text
         assert first.json()["final"]["conversation"] == {"id": "web-1", "turn": 1}
-    server, tokens = served
+    server, tokens = corpus_served
     url = server.url.replace("http", "ws") + "/api/v1/socket?token=" + tokens["default"]
     with connect(url) as ws:
         ws.send(json.dumps({"id": "a", "service": "document-rag", "request": {
@@ -57,7 +43,7 @@ def test_http_and_websocket_turns_of_one_conversation(served: tuple[LiveServer, 
     question = messages[0]["response"]
     assert {"s": f"<{question['explain_id']}>", "p": "<https://trustgraph.ai/ns/originalQuery>",
             "o": '"Where was she born?"'} in [{k: t[k] for k in "spo"} for t in question["explain_triples"]]
-    with _http(served) as http:
+    with _http(corpus_served) as http:
         thread = http.get("/collections/corpus/conversations/web-1").json()
         listed = http.get("/collections/corpus/conversations").json()
     assert [(t["turn"], t["type"], t["asked"], t["query"]) for t in thread["turns"]] == [
@@ -68,8 +54,8 @@ def test_http_and_websocket_turns_of_one_conversation(served: tuple[LiveServer, 
     assert [(c["conversation"], c["turns"]) for c in listed] == [("web-1", 2)]
 
 
-def test_the_client_and_another_user(served: tuple[LiveServer, dict[str, str]]) -> None:
-    server, tokens = served
+def test_the_client_and_another_user(corpus_served: tuple[LiveServer, dict[str, str]]) -> None:
+    server, tokens = corpus_served
     with Client(server.url, tokens["default"], collection="corpus") as client:
         answer = client.document_rag("Who discovered polonium?", conversation="cl")
         assert (answer.conversation, answer.turn) == ("cl", 1)
@@ -84,8 +70,8 @@ def test_the_client_and_another_user(served: tuple[LiveServer, dict[str, str]]) 
             client.conversation("cl")
 
 
-def test_errors_are_one_line_with_their_status(served: tuple[LiveServer, dict[str, str]]) -> None:
-    with _http(served) as http:
+def test_errors_are_one_line_with_their_status(corpus_served: tuple[LiveServer, dict[str, str]]) -> None:
+    with _http(corpus_served) as http:
         missing = http.get("/collections/corpus/conversations/none-such")
         bad = http.post("/graph-rag", json={"collection": "corpus", "question": "q", "conversation": "bad id"})
         gone = http.delete("/collections/corpus/conversations/none-such")

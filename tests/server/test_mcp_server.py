@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,10 +20,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from provgraph.api.tokens import TokenStore
 from provgraph.config import load_settings
 from provgraph.runtime import Runtime
-from tests.server.live import free_port
+from tests.server.live import corpus_copy, free_port, user_tokens
 
 pytestmark = pytest.mark.server
 CLI = "from provgraph.cli.app import main; main()"
@@ -33,9 +31,7 @@ TOOLS = ["graph_rag", "document_rag", "retrieve", "traces_show", "documents_list
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Path:
-    root = tmp_path_factory.mktemp("mcp") / "home"
-    shutil.copytree(_corpus_home, root)
-    return root
+    return corpus_copy(tmp_path_factory, _corpus_home, "mcp")
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -96,8 +92,7 @@ def test_stdio_lists_the_tools_and_answers_with_citations_and_a_trace(home: Path
 
 @pytest.fixture(scope="module")
 def http_server(home: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    store = TokenStore(home)
-    tokens = {"default": store.create("default")[1], "bob": store.create("bob")[1]}
+    tokens = user_tokens(home, "default", "bob")
     port = free_port()
     log = home.parent / "mcp-http.log"
     with log.open("wb") as out:

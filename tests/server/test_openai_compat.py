@@ -4,53 +4,39 @@ message history as the conversation, tokens and bad model names."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
 import pytest
 
-from provgraph.api.tokens import TokenStore
-from tests.server.live import LiveServer, live_server
+from tests.server.live import LiveServer
 
 pytestmark = pytest.mark.server
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[tuple[LiveServer, dict[str, str]]]:
-    home = tmp_path_factory.mktemp("openai-compat") / "home"
-    shutil.copytree(_corpus_home, home)
-    store = TokenStore(home)
-    tokens = {"default": store.create("default")[1], "bob": store.create("bob")[1]}
-    with live_server(home) as server:
-        yield server, tokens
-
-
-def _client(served: tuple[LiveServer, dict[str, str]], user: str = "default") -> openai.OpenAI:
-    server, tokens = served
+def _client(corpus_served: tuple[LiveServer, dict[str, str]], user: str = "default") -> openai.OpenAI:
+    server, tokens = corpus_served
     return openai.OpenAI(base_url=server.url + "/v1", api_key=tokens[user], max_retries=0, timeout=120)
 
 
-def _trace(served: tuple[LiveServer, dict[str, str]], path: str) -> dict[str, Any]:
-    server, tokens = served
+def _trace(corpus_served: tuple[LiveServer, dict[str, str]], path: str) -> dict[str, Any]:
+    server, tokens = corpus_served
     response = httpx.get(server.url + path, headers={"Authorization": f"Bearer {tokens['default']}"}, timeout=60)
     response.raise_for_status()
     found: dict[str, Any] = response.json()
     return found
 
 
-def test_models_name_each_collection_and_mode(served: tuple[LiveServer, dict[str, str]]) -> None:
-    ids = [m.id for m in _client(served).models.list()]
+def test_models_name_each_collection_and_mode(corpus_served: tuple[LiveServer, dict[str, str]]) -> None:
+    ids = [m.id for m in _client(corpus_served).models.list()]
     assert ids == ["provgraph:corpus:graph-rag", "provgraph:corpus:document-rag", "provgraph:corpus:agent"]
-    assert [m.id for m in _client(served, "bob").models.list()] == []
+    assert [m.id for m in _client(corpus_served, "bob").models.list()] == []
 
 
 def test_a_streamed_answer_has_markers_and_its_extra_field_resolves_to_the_trace(
-        served: tuple[LiveServer, dict[str, str]]) -> None:
-    stream = _client(served).chat.completions.create(
+        corpus_served: tuple[LiveServer, dict[str, str]]) -> None:
+    stream = _client(corpus_served).chat.completions.create(
         model="provgraph:corpus:graph-rag", stream=True,
         messages=[{"role": "user", "content": "Who discovered polonium?"}])
     chunks = list(stream)
@@ -60,15 +46,15 @@ def test_a_streamed_answer_has_markers_and_its_extra_field_resolves_to_the_trace
     last = chunks[-1]
     assert last.choices[0].finish_reason == "stop"
     extra = last.model_extra["provgraph"]  # type: ignore[index]
-    trace = _trace(served, extra["trace"])
+    trace = _trace(corpus_served, extra["trace"])
     assert trace["session_id"] == extra["session_id"] and trace["question"]["query"] == "Who discovered polonium?"
     assert trace["synthesis"]["content"] == text
     cited = {s["marker"]: s for s in extra["sources"] if s["marker"]}
     assert cited["[1]"]["section_title"] == "The discovery of polonium" and cited["[1]"]["length"] > 0
 
 
-def test_the_message_history_is_the_conversation(served: tuple[LiveServer, dict[str, str]]) -> None:
-    client = _client(served)
+def test_the_message_history_is_the_conversation(corpus_served: tuple[LiveServer, dict[str, str]]) -> None:
+    client = _client(corpus_served)
     first = client.chat.completions.create(model="provgraph:corpus:document-rag",
                                            messages=[{"role": "user", "content": "Who discovered polonium?"}])
     answer = first.choices[0].message.content or ""
@@ -79,21 +65,21 @@ def test_the_message_history_is_the_conversation(served: tuple[LiveServer, dict[
         {"role": "user", "content": "Where was she born?"}])
     extra = second.model_extra["provgraph"]  # type: ignore[index]
     assert "Warsaw" in (second.choices[0].message.content or "")
-    trace = _trace(served, extra["trace"])
+    trace = _trace(corpus_served, extra["trace"])
     assert trace["question"]["query"] == "Where was Marie Curie born?"
     assert second.usage is not None and second.usage.total_tokens == 0  # no LLM: no tokens
 
 
-def test_bad_model_names_and_tokens_are_one_line_errors(served: tuple[LiveServer, dict[str, str]]) -> None:
+def test_bad_model_names_and_tokens_are_one_line_errors(corpus_served: tuple[LiveServer, dict[str, str]]) -> None:
     with pytest.raises(openai.BadRequestError) as bad:
-        _client(served).chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+        _client(corpus_served).chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
     assert bad.value.status_code == 400
     assert bad.value.body == {"type": "InputError", "message": (
         "bad model 'gpt-4o': use provgraph:COLLECTION:MODE, MODE one of graph-rag, document-rag, agent "
         "(GET /v1/models lists them)")}
     with pytest.raises(openai.NotFoundError):  # bob has no collection "corpus"
-        _client(served, "bob").chat.completions.create(model="provgraph:corpus:graph-rag",
+        _client(corpus_served, "bob").chat.completions.create(model="provgraph:corpus:graph-rag",
                                                        messages=[{"role": "user", "content": "hi"}])
-    server, _ = served
+    server, _ = corpus_served
     with pytest.raises(openai.AuthenticationError):
         openai.OpenAI(base_url=server.url + "/v1", api_key="wrong", max_retries=0).models.list()

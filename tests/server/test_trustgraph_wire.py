@@ -11,7 +11,6 @@ stops at the first message with ``end_of_session`` or ``end_of_dialog`` or an en
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,11 @@ from typing import Any
 import httpx
 import pytest
 
-from provgraph.api.tokens import TokenStore
 from provgraph.config import Settings
 from tests.cli_runner import run
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.test_agent_cli import use_steps
-from tests.server.live import LiveServer, live_server
+from tests.server.live import LiveServer, corpus_copy, live_server, user_tokens
 from tests.unit.agent.conftest import step
 
 pytestmark = pytest.mark.server
@@ -66,9 +64,8 @@ def replay(envelopes: Iterable[dict[str, Any]], *, agent: bool) -> tuple[str, in
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[tuple[LiveServer, str]]:
-    home = tmp_path_factory.mktemp("tg-wire") / "home"
-    shutil.copytree(_corpus_home, home)
-    token = TokenStore(home).create("default")[1]
+    home = corpus_copy(tmp_path_factory, _corpus_home, "tg-wire")
+    token = user_tokens(home, "default")["default"]
     with live_server(home) as server:
         yield server, token
 

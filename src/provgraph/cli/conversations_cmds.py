@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from enum import Enum
 
 import typer
 
 from provgraph.cli.common import COLLECTION_OPTION, USER_OPTION, echo, json_text, open_runtime, settings_from
+from provgraph.cli.rag_cmds import citation_lines
 from provgraph.conversation.history import conversation_json, delete_conversation, list_conversations
-from provgraph.conversation.thread import Thread, citation_text, load_thread, thread_json
+from provgraph.conversation.thread import Cited, Thread, load_thread, thread_json
 from provgraph.explain.neutralise import neutralise
 from provgraph.explain.render_json import iso_time
 
@@ -28,6 +31,12 @@ def _line(text: str) -> str:
     return neutralise(" ".join(text.split()))
 
 
+def _citations(cited: Sequence[Cited]) -> list[str]:
+    """A turn's citations as graph-rag prints them (``[n] title, page p, chars a–b``); a source removed since last."""
+    lines = citation_lines([replace(c.source, marker=c.marker) for c in cited if c.source is not None])
+    return lines + [f"{c.marker} (source no longer stored)" for c in cited if c.source is None]
+
+
 def render_thread(thread: Thread) -> str:
     """The thread as text: each turn's question (and what it was answered as), answer, citations, trace."""
     lines = [f"Conversation {_line(thread.id)} ({len(thread.turns)} turn(s))"]
@@ -39,7 +48,7 @@ def render_thread(thread: Thread) -> str:
             came_from = f" (from turn {turn.number - 1}: {', '.join(map(_line, turn.entities))})" if turn.entities else ""
             lines.append(f"  Answered as: {_line(turn.query)} [{turn.method}{came_from}]")
         lines.append(f"  A: {_line(turn.answer) or '(no answer stored)'}")
-        lines += [f"     {_line(citation_text(c))}" for c in t.citations]
+        lines += [f"     {_line(c)}" for c in _citations(t.citations)]
     return "\n".join(lines) + "\n"
 
 

@@ -17,7 +17,7 @@ from provgraph.explain.traces import load_trace
 from provgraph.librarian.base import Librarian
 from provgraph.store.base import QuadStore
 
-__all__ = ["Cited", "ThreadTurn", "Thread", "load_thread", "thread_json", "citation_text"]
+__all__ = ["Cited", "ThreadTurn", "Thread", "load_thread", "thread_json"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,16 +65,6 @@ def load_thread(store: QuadStore, librarian: Librarian | None, cid: str) -> Thre
         answer = trace.answer or turn.answer
         out.append(ThreadTurn(replace(turn, answer=answer), tuple(seen.values())))
     return Thread(cid, tuple(out))
-
-
-def citation_text(c: Cited) -> str:
-    """``[n] title, page p, chars a–b`` (as graph-rag prints it)."""
-    s = c.source
-    if s is None:
-        return f"{c.marker} (source no longer stored)"
-    where = f", page {s.page_number}" if s.page_number is not None else (
-        f', section "{s.section_title}"' if s.section_title else "")
-    return f"{c.marker} {s.title}{where}, chars {s.offset}–{s.offset + s.length}"
 
 
 def thread_json(thread: Thread) -> dict[str, Any]:
