@@ -3,6 +3,7 @@ failed chunk extraction and its reason (what the viewer's job view shows, and a 
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,16 @@ class DocumentProgress:
     def view(self) -> list[dict[str, Any]]:
         with self._lock:
             return [d.view() for d in self.documents]
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every field of each document (what the job table stores)."""
+        with self._lock:
+            return [dataclasses.asdict(d) for d in self.documents]
+
+    @classmethod
+    def of_records(cls, records: Sequence[dict[str, Any]]) -> DocumentProgress:
+        names = {f.name for f in dataclasses.fields(DocumentStatus)}
+        return cls([DocumentStatus(**{k: v for k, v in r.items() if k in names}) for r in records])
 
     def loading(self, i: int) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ import asyncio
 import json
 import shutil
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -23,6 +24,7 @@ from fastapi.responses import StreamingResponse
 
 from provgraph.api.errors import ApiError, one_line
 from provgraph.api.job_documents import DocumentProgress
+from provgraph.api.job_table import KEEP_FINISHED, JobTable
 from provgraph.api.objects import from_objects, to_objects
 from provgraph.api.routes_data import ERRORS, RESULT_FORM, ResultForm
 from provgraph.api.schemas import NAME, ExtractRequest, JobOut
@@ -65,10 +67,32 @@ class Job:
     changed: threading.Event = field(default_factory=threading.Event)
     documents: DocumentProgress | None = None  # each document's status (one per file unless given)
     retry_of: str | None = None
+    created: float = field(default_factory=time.time)
 
     def __post_init__(self) -> None:
         if self.documents is None:
             self.documents = DocumentProgress.of_files([p.name for p in self.files])
+
+    def record(self) -> dict[str, Any]:
+        """The job as the job table stores it."""
+        assert self.documents is not None
+        return {"id": self.id, "user": self.user, "collection": self.collection, "files": [p.name for p in self.files],
+                "extractors": self.extractors, "status": self.status, "files_done": self.files_done,
+                "chunks": self.chunks, "chunks_done": self.chunks_done, "result": self.result,
+                "errors": list(self.errors), "retry_of": self.retry_of, "created": self.created,
+                "documents": self.documents.records()}
+
+    @classmethod
+    def of_record(cls, record: dict[str, Any], uploads: Path) -> Job:
+        """A job the table stored (``uploads``: the folder of the server's uploaded files)."""
+        folder = uploads / record["id"]
+        return cls(record["id"], record["user"], record["collection"], [folder / n for n in record["files"]], folder,
+                   extractors=record.get("extractors"), status=record["status"],
+                   files_done=int(record.get("files_done", 0)), chunks=int(record.get("chunks", 0)),
+                   chunks_done=int(record.get("chunks_done", 0)), result=record.get("result"),
+                   errors=[str(e) for e in record.get("errors", [])], retry_of=record.get("retry_of"),
+                   created=float(record.get("created", 0)),
+                   documents=DocumentProgress.of_records(record.get("documents", [])))
 
     def view(self) -> dict[str, Any]:
         """The job as the API shows it."""
@@ -83,15 +107,41 @@ class Job:
 
 
 class Jobs:
-    """The server's load jobs; each runs in its own thread."""
+    """The server's load jobs; each runs in its own thread. The job table (``{home}/jobs``) keeps them
+    across restarts, each user's most recent finished ones (``api/job_table.py``)."""
 
-    def __init__(self, state: ServerState) -> None:
+    def __init__(self, state: ServerState, *, keep: int = KEEP_FINISHED) -> None:
         self.state = state
-        self.jobs: dict[str, Job] = {}
+        self.jobs: dict[str, Job] = {}  # oldest first
         self.stopping = threading.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._typed: deque[Job] = deque()  # finished jobs still holding their typed results, oldest first
         self._typed_lock = threading.Lock()
+        self.table = JobTable(state.settings.home / "jobs", keep)
+        uploads = state.settings.home / "uploads"
+        for record in self.table.load():
+            try:
+                job = Job.of_record(record, uploads)
+            except (KeyError, TypeError, ValueError):  # a record of another version: not a job to show
+                self.table.drop([str(record["id"])])
+                continue
+            self.jobs[job.id] = job
+            if job.retry_of is None:
+                shutil.rmtree(job.folder, ignore_errors=True)  # an interrupted job's leftover upload
+        self._prune()
+
+    def _prune(self) -> None:
+        """Forget each user's finished jobs past the table's bound."""
+        gone = self.table.over((j.id, j.user, j.status) for j in list(self.jobs.values()))
+        for job_id in gone:
+            self.jobs.pop(job_id, None)
+        self.table.drop(gone)
+
+    def _save(self, job: Job) -> None:
+        try:
+            self.table.save(job.record())
+        except OSError:  # a full disk: the job goes on, only a restart would lose it
+            pass
 
     def keep_typed(self, job: Job, results: list[LoadResult]) -> None:
         """Hold a finished job's typed results, dropping those of older jobs past ``KEEP_TYPED``."""
@@ -110,9 +160,17 @@ class Jobs:
     def start(self, job: Job, settings: Settings, run: Callable[[Job, Settings], None] | None = None) -> None:
         """Run ``job`` in a worker thread: a load of its files, or ``run(job, settings)``."""
         self.jobs[job.id] = job
-        task = asyncio.get_running_loop().create_task(asyncio.to_thread(run or self._run, job, settings))
+        self._save(job)
+        self._prune()
+        task = asyncio.get_running_loop().create_task(asyncio.to_thread(self._tracked, run or self._run, job, settings))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _tracked(self, run: Callable[[Job, Settings], None], job: Job, settings: Settings) -> None:
+        try:
+            run(job, settings)
+        finally:
+            self._save(job)
 
     def _run(self, job: Job, settings: Settings) -> None:
         results: list[LoadResult] = []
@@ -141,6 +199,7 @@ class Jobs:
                         docs.failed(i, failed[-1])
                     job.files_done += 1
                     job.touch()
+                    self._save(job)  # a restart knows which files are stored (and may be retried)
                 chunks = [c for r in results for c in r.chunks]
                 job.chunks = len(chunks) * len(chosen)
                 rt.commit_documents([r.document for r in results if not r.chunks])

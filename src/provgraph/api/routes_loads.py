@@ -24,15 +24,15 @@ from provgraph.rdf.terms import Iri
 __all__ = ["router", "install"]
 
 router = APIRouter(responses=ERRORS, tags=["documents"])
-RETRYABLE = ("partly extracted", "extraction failed")
+RETRYABLE = ("partly extracted", "extraction failed", "interrupted")
 
 
 @router.get("/jobs", response_model=list[JobOut])
 def jobs(request: Request, collection: str | None = Query(None, description="only this collection's jobs"),
          limit: int = Query(20, ge=1, le=500)) -> list[dict[str, Any]]:
-    """The caller's load jobs since the server started, newest first."""
+    """The caller's load jobs, newest first: those running and the most recent finished ones (kept across restarts)."""
     user = user_of(request)
-    mine = [j for j in state_of(request).jobs.jobs.values()
+    mine = [j for j in list(state_of(request).jobs.jobs.values())
             if j.user == user and (collection is None or j.collection == collection)]
     return [j.view() for j in reversed(mine)][:limit]
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from provgraph.api.routes_jobs import KEEP_TYPED, Job, Jobs
+from provgraph.api.state import ServerState
+from provgraph.config import load_settings
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.rdf.terms import Iri
 
 
 def test_only_the_most_recent_jobs_keep_typed_results(tmp_path: Path) -> None:
-    jobs = Jobs(state=Any)  # type: ignore[arg-type]  # keep_typed needs no server state
+    jobs = Jobs(ServerState(load_settings(home=str(tmp_path / "home"), llm="none")))
     made = [Job(str(i), "u", "c", [], tmp_path) for i in range(KEEP_TYPED + 2)]
     for i, job in enumerate(made):
         jobs.keep_typed(job, [LoadResult(Iri(f"urn:doc:{i}"), "t", "loaded", 1, 0, ())])

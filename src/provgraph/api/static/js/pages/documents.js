@@ -75,13 +75,15 @@ async function watch(view, job) {
   await showDocuments(view);
 }
 
-const FINISHED = new Set(["loaded", "replaced", "unchanged", "partly extracted", "extraction failed", "failed"]);
+const FINISHED = new Set(["loaded", "replaced", "unchanged", "partly extracted", "extraction failed", "failed",
+  "interrupted"]);
 
 function renderJob(view, box, job) {
   box.dataset.status = job.status;
   const docs = job.documents || [];
   const failures = docs.flatMap((d) => d.failures || []);
-  const retry = job.status === "done" && failures.length
+  const interrupted = docs.filter((d) => d.status === "interrupted").length;
+  const retry = (job.status === "done" && failures.length) || interrupted
     ? h("button", { type: "button", class: "retry", onclick: async (ev) => {
       ev.currentTarget.disabled = true;
       try {
@@ -89,7 +91,8 @@ function renderJob(view, box, job) {
       } catch (err) {
         box.append(notice(`The retry failed: ${problem(err)}`, "error"));
       }
-    } }, `Retry ${failures.length} failed extraction${failures.length === 1 ? "" : "s"}`)
+    } }, interrupted ? `Finish ${interrupted} interrupted document${interrupted === 1 ? "" : "s"}`
+      : `Retry ${failures.length} failed extraction${failures.length === 1 ? "" : "s"}`)
     : null;
   setContent(box,
     h("h3", {}, job.retry_of ? "Retry of a load" : `Load of ${job.files} file${job.files === 1 ? "" : "s"}`,
