@@ -227,11 +227,20 @@ def test_help_keeps_every_option_name_whole_at_80_columns(command: list[str]) ->
 
 
 def test_listings_show_whole_ids_and_the_formats_they_offer(corpus_settings: Settings) -> None:
+    names = sorted(p.name for p in CORPUS.iterdir() if p.name != "README.md")
     r = cli("documents", "list", "-C", "corpus", columns=80)
-    assert r.code == 0 and "…" not in r.out
-    shown = [line.split("│")[1].strip() for line in r.out.splitlines() if line.startswith("│ ")]
-    ids = [name for name in shown if name]
-    assert ids == sorted(p.name for p in CORPUS.iterdir() if p.name != "README.md")
+    assert r.code == 0
+    head, *lines = r.out.splitlines()
+    assert head.split() == ["Document", "Title", "Type", "Bytes", "Parts", "Loaded", "(UTC)"]
+    assert max(len(line) for line in r.out.splitlines()) <= 80  # one line per document: nothing wraps
+    ids = [line.split()[0] for line in lines]
+    assert ids == names
+    types = {line.split()[0]: line[head.index("Type"):].split()[0] for line in lines}
+    assert types["polonium_and_radium.md"] == "markdown" and types["rutherford_radiation.pdf"] == "pdf"
+    title = next(line for line in lines if line.startswith("polonium_and_radium.md"))[head.index("Title"):]
+    assert title.startswith("Polonium") and title.split("…")[0].strip() in "Polonium and radium: the work of Marie"
+    narrow = cli("documents", "list", "-C", "corpus", columns=40)  # too narrow for the ids: lines grow, ids stay
+    assert [line.split()[0] for line in narrow.out.splitlines()[1:]] == names
     assert cli("documents", "show", ids[0], "-C", "corpus").code == 0  # an id other commands take
     assert cli("collections", "list", "-f", "csv").out == "user,collection\ndefault,corpus\n"
 

@@ -33,16 +33,36 @@ def documents_list(
     if fmt == "json":
         echo(json_text(rows))
         return
-    table = Table()
-    table.add_column("Document", no_wrap=True, overflow="fold")  # whole: `documents show` and `remove` take it
-    table.add_column("Title", ratio=1, overflow="fold")  # what narrows in a narrow terminal
-    table.add_column("Type", overflow="fold")
-    for name in ("Bytes", "Parts", "Loaded (UTC)"):
-        table.add_column(name, no_wrap=True)
+    cells = [(document_id(r["id"]), r["title"] or "", _kind(r["mime_type"]), f"{r['size']:,}", r["parts"],
+              _minute(r["loaded"])) for r in rows]
+    width = stdout.width
+    table, needed = _listing(cells, width)
+    stdout.width = max(width, needed)  # a terminal too narrow for the whole ids wraps the lines instead
+    try:
+        stdout.print(table)
+    finally:
+        stdout.width = width
+
+
+_HEADS = ("Document", "Title", "Type", "Bytes", "Parts", "Loaded (UTC)")
+_GAP = 2
+
+
+def _listing(rows: list[tuple[object, ...]], width: int) -> tuple[Table, int]:
+    """One line per document: every column whole (the id is what `documents show` and `remove` take) but the
+    title, which gets the width left and ends in … where it does not fit (the whole one: `documents show`);
+    and the width the table needs."""
+    table = Table(box=None, pad_edge=False, padding=(0, _GAP, 0, 0), header_style="bold")
+    widths = [max([len(h), *(len(str(r[i])) for r in rows)]) for i, h in enumerate(_HEADS)]
+    rest = width - sum(w for i, w in enumerate(widths) if i != 1) - _GAP * (len(_HEADS) - 1)
+    for i, name in enumerate(_HEADS):
+        if i == 1:
+            table.add_column(name, no_wrap=True, overflow="ellipsis", max_width=max(rest, len(name)))
+        else:
+            table.add_column(name, no_wrap=True)
     for r in rows:
-        table.add_row(*(cell(v) for v in (document_id(r["id"]), r["title"] or "", _kind(r["mime_type"]),
-                                          f"{r['size']:,}", r["parts"], _minute(r["loaded"]))))  # data, not markup
-    stdout.print(table)
+        table.add_row(*(cell(v) for v in r))  # data, not markup
+    return table, width - rest + max(rest, len(_HEADS[1]))
 
 
 def _kind(mime_type: object) -> str:
