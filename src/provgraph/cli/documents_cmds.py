@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
 import typer
 from rich.table import Table
@@ -48,7 +49,7 @@ _HEADS = ("Document", "Title", "Type", "Bytes", "Parts", "Loaded (UTC)")
 _GAP = 2
 
 
-def _listing(rows: list[tuple[object, ...]], width: int) -> tuple[Table, int]:
+def _listing(rows: Sequence[tuple[object, ...]], width: int) -> tuple[Table, int]:
     """One line per document: every column whole (the id is what `documents show` and `remove` take) but the
     title, which gets the width left and ends in … where it does not fit (the whole one: `documents show`);
     and the width the table needs."""
