@@ -105,6 +105,7 @@ def test_the_top_bar_fits_a_narrow_window(browser: Any, viewer: Viewer, watch: W
         for path in ["/", "/traces", "/documents", "/explore"]:
             narrow.goto(viewer.page_url(path))
             expect(narrow.locator("#logout")).to_be_visible()
+            expect(narrow.locator("#user")).to_have_text("User default")  # the token's user, in the bar too
             widths = narrow.evaluate("[document.documentElement.scrollWidth, document.getElementById('topbar').scrollWidth,"
                                      " document.getElementById('topbar').clientWidth]")
             assert widths[0] <= 420 and widths[1] <= widths[2], (path, widths)
@@ -141,10 +142,16 @@ def test_a_new_user_without_collections_is_sent_to_upload_not_to_the_cli(
         tab.context.add_init_script(f"sessionStorage.setItem('provgraph.token', {token!r})")
         tab.goto(viewer.url + "/")
         expect(tab.locator("main h1")).to_have_text("No collection yet")
+        # the token trap: which user this token is, and whose the collections loaded from the command line are
+        expect(tab.locator("#user")).to_have_text("User newcomer")
+        expect(tab.locator("#who")).to_have_text(
+            "You are signed in as user newcomer, who has no documents yet. Upload some to ask questions about them.")
+        expect(tab.locator("main p.muted")).to_contain_text("belong to user “default” unless another user was named")
         assert "provgraph " not in tab.locator("main").text_content()
         tab.click("main a >> text=Upload some")
         expect(tab.locator("main h1")).to_have_text("Documents · default")
         expect(tab.locator("#document-list")).to_have_text("No documents yet: add some above.")
+        expect(tab.locator("#user")).to_have_text("User newcomer")
     finally:
         tab.context.close()
 

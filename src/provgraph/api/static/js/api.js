@@ -63,6 +63,7 @@ const seg = encodeURIComponent;
 
 export const api = {
   collections: () => getJson("/collections"),
+  whoami: () => getJson("/whoami"),
   documents: (collection) => getJson(`/collections/${seg(collection)}/documents`),
   provenance: (collection, doc) => getJson(`/collections/${seg(collection)}/provenance/${seg(doc)}`),
   record: (collection, id) => getJson(`/collections/${seg(collection)}/records/${seg(id)}`),

@@ -24,7 +24,7 @@ const NAV = [["/", "Ask"], ["/traces", "Traces"], ["/conversations", "Conversati
   ["/explore", "Explore"]];
 const SECTION = { Trace: "Traces", Document: "Documents" }; // a page's place in the top bar
 
-function topBar(collections, current, title) {
+function topBar(collections, current, title, user) {
   const chooser = h("select", { id: "collection", "aria-label": "Collection" },
     collections.map((c) => h("option", { value: c, selected: c === current }, c)));
   chooser.addEventListener("change", () => {
@@ -40,6 +40,7 @@ function topBar(collections, current, title) {
     h("a", { href: "/", class: "brand" }, "provgraph"),
     h("nav", { "aria-label": "Pages" }, nav),
     h("label", { class: "chooser" }, "Collection ", chooser),
+    user ? h("span", { id: "user", class: "user", title: `This token acts as user ${user}` }, "User ", h("strong", {}, user)) : null,
     h("button", { type: "button", id: "logout", onclick: () => { session.clear(); location.assign("/login"); } }, "Log out"),
   ];
 }
@@ -64,8 +65,11 @@ async function start() {
     return;
   }
   let names;
+  let user = "";
   try {
-    names = collectionNames(await api.collections());
+    const [body, who] = await Promise.all([api.collections(), api.whoami().catch(() => null)]);
+    names = collectionNames(body);
+    user = who?.user || "";
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       session.clear();
@@ -82,11 +86,15 @@ async function start() {
   if (!current && title === "Documents") current = "default";
   if (current) session.setCollection(current);
   document.title = `${title} · provgraph`;
-  setContent(bar, topBar(names.includes(current) || !current ? names : [...names, current], current, title));
+  setContent(bar, topBar(names.includes(current) || !current ? names : [...names, current], current, title, user));
   if (!current) {
     setContent(main, h("h1", {}, "No collection yet"),
-      h("p", {}, "This account has no documents yet. ", link("/documents", "Upload some", { collection: "default" }),
-        " to ask questions about them."));
+      h("p", { id: "who" }, user ? ["You are signed in as user ", h("strong", {}, user), ", who has no documents yet. "]
+        : "This account has no documents yet. ",
+      link("/documents", "Upload some", { collection: "default" }), " to ask questions about them."),
+      h("p", { class: "muted" }, "Collections belong to the user who loaded them: documents loaded from the command "
+        + "line belong to user “default” unless another user was named there. Their collections show here when you "
+        + "log in with a token made for that user."));
     return;
   }
   const arg = path.match(re)[1];
