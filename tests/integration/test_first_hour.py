@@ -62,6 +62,7 @@ def test_the_readme_question_is_answered_with_polonium_and_radium(corpus_setting
     answer = answer_line(r.out)
     assert "Polonium is a radioactive element that Marie Curie and Pierre Curie discovered in 1898" in answer
     assert "Radium is a radioactive element that Marie Curie and Pierre Curie discovered in December 1898" in answer
+    assert answer.startswith(("Polonium is", "Radium is")), answer  # what she discovered first, not Becquerel's prize
 
 
 def test_document_rag_numbers_its_markers_in_order_of_first_appearance(corpus_settings: Settings) -> None:

@@ -117,6 +117,35 @@ def question_names(question: str) -> list[str]:
     return sorted(dict.fromkeys(found), key=lambda n: -len(n))
 
 
+_LINKING = frozenset("had has have was were is are did also first later then together jointly soon".split())
+
+
+def _acts(text: str, name: str, verbs: set[str]) -> bool:
+    """Whether ``text`` has ``name`` do one of ``verbs`` (stems): the name, names joined to it by *and* or a
+    comma ("Marie Curie and Pierre Curie"), at most two linking words ("had", "also"), then the verb."""
+    for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE):
+        previous, loose = name, 0
+        for word in re.findall(r"[\w'-]+|,", text[m.end():])[:10]:
+            if stem(word) in verbs:
+                return True
+            joined = word in (",", "and") or (word[:1].isupper() and (previous in (",", "and") or previous[:1].isupper()))
+            loose += 0 if joined else 1
+            if not joined and (word.lower() not in _LINKING or loose > 2):
+                break
+            previous = word
+    return False
+
+
+def _question_verbs(question: str, name: str) -> set[str]:
+    """The stem of the verb the question asks ``name`` to do: "What did Marie Curie *discover*?" (an auxiliary,
+    the name, then a lower-case word), else none."""
+    found = re.search(rf"\b(?:did|does|do|has|have|had|will|would|could|can)\s+{re.escape(name)}\s+([a-z]+)\b",
+                      question, re.IGNORECASE)
+    if found is None or not found.group(1).islower() or found.group(1) in _WH:
+        return set()
+    return {stem(found.group(1))}
+
+
 def _has(text: str, phrase: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.IGNORECASE) is not None
 
@@ -173,10 +202,13 @@ def _score(question: str, vector: np.ndarray, sims: np.ndarray, cands: Sequence[
     total = sum(w for t, w in weight.items() if not t.endswith("\x00half")) or 1.0
     kind = question_type(question)
     qwords = set(weight)
+    actors = [(name, verbs) for name in question_names(question) if (verbs := _question_verbs(question, name))]
     scores = []
     for c, m, sim in zip(cands, marks, sims.tolist()):
         coverage = sum(w for t, w in weight.items() if t in m) / total
         typed = 0.25 if _answers_type(kind, c.text, qwords) else 0.0
+        if any(_acts(c.text, name, verbs) for name, verbs in actors):
+            typed += 0.25  # the sentence has the question's name do what the question asks about
         if kind in ("when", "date") and _FULL_DATE.search(c.text):
             typed += 0.1
         scores.append(coverage + 0.35 * float(sim) + typed + c.prior)

@@ -70,3 +70,29 @@ def test_a_two_part_question_gets_both_parts(embedder: Model2VecEmbedder) -> Non
     ]
     picks = pick(embedder, "Who discovered the proton and who discovered the neutron?", passages, limit=2)
     assert {p.chunk for p in picks} == {"c1", "c2"}
+
+
+def test_the_sentence_where_the_named_one_does_what_is_asked_comes_first(embedder: Model2VecEmbedder) -> None:
+    prize = ("The committee honoured Henri Becquerel for his discovery of radioactivity. It honoured Marie Curie"
+             " for her research on the radiation that Becquerel had discovered.")
+    found = "Polonium is an element that Marie Curie and Pierre Curie discovered in 1898."
+    passages = [("prize", f"Opening words. {prize}", 1), ("other", "Filler text. The lab was cold.", 2),
+                ("polonium", f"Opening words. {found}", 3)]
+    picks = pick(embedder, "What did Marie Curie discover?", passages)
+    assert picks[0].text == found  # she discovered it; in the better-ranked passage Becquerel did
+    assert pick(embedder, "What did Henri Becquerel discover?", passages)[0].chunk == "prize"
+
+
+@pytest.mark.parametrize(("text", "acts"), [
+    ("Marie Curie discovered radium.", True),
+    ("Marie Curie had also discovered radium.", True),
+    ("Marie Curie, Pierre Curie and Gustave Bémont discovered radium.", True),
+    ("Radium was what Marie Curie and Pierre Curie discovered.", True),
+    ("It honoured Marie Curie for the rays that Becquerel had discovered.", False),
+    ("Marie Curie honoured Becquerel, who discovered the rays.", False),
+    ("The discovery of radium made Marie Curie famous.", False),
+])
+def test_whether_the_named_one_does_the_asked_verb(text: str, acts: bool) -> None:
+    from provgraph.retrieval.answer_pick import _acts
+
+    assert _acts(text, "Marie Curie", {"discover"}) is acts
