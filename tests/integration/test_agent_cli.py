@@ -117,3 +117,31 @@ def test_agent_without_a_question_is_a_usage_error(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("PROVGRAPH_HOME", str(tmp_path))
     r = run("agent")
     assert r.code == 2 and "--question" in r.err
+
+
+def test_a_tool_group_restricts_the_agent_and_traces_show_names_its_tools(
+        corpus_settings: Settings, llm_server: FakeOpenAIServer) -> None:
+    use_steps(llm_server, step("Search the documents.", "document-query", {"question": Q}),
+              step("Done.", final_answer="Marie and Pierre Curie."))
+    r = run("agent", "-q", Q, "-C", "corpus", "--group", "knowledge", "--format", "json")
+    assert r.code == 0, r.err
+    events = [json.loads(line) for line in r.out.splitlines()]
+    refused = [e for e in events if e["message_type"] == "observation"]
+    assert [(e["error"], e["response"]) for e in refused] == [
+        (True, "InputError: unknown tool 'document-query'; the tools are: knowledge-query")]
+    system = llm_server.chat_requests()[0].body["messages"][0]["content"]
+    assert "knowledge-query" in system and "document-query" not in system  # never offered
+    sid = events[-1]["session_id"]
+    shown = run("traces", "show", sid, "-C", "corpus")
+    assert "    Tools: knowledge-query (groups: knowledge)\n" in shown.out
+    question = json.loads(run("traces", "show", sid, "-C", "corpus", "--format", "json").out)["question"]
+    assert (question["tool_groups"], question["allowed_tools"]) == (["knowledge"], ["knowledge-query"])
+    listed = json.loads(run("traces", "list", "-C", "corpus", "--all", "--format", "json").out)
+    assert not [t for t in listed if t["type"] == "DocRAG" and t["informed_by"] == question["iri"]]  # never ran
+
+
+def test_an_unknown_tool_group_is_one_line_exit_2(corpus_settings: Settings, llm_server: FakeOpenAIServer) -> None:
+    r = run("agent", "-q", Q, "-C", "corpus", "--group", "nope")
+    assert (r.code, r.out) == (2, "")
+    assert r.err.startswith("error: unknown tool group 'nope': the groups are ") and r.err.count("\n") == 1
+    assert llm_server.chat_requests() == []  # refused before any LLM call

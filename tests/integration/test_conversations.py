@@ -70,6 +70,16 @@ def test_three_turns_without_an_llm(corpus_settings: Settings) -> None:
     assert "She was born Maria Skłodowska in Warsaw" in blocks[2]
     listed = run("conversations", "list", "-C", "corpus", "--format", "json")
     assert [(c["conversation"], c["turns"]) for c in json.loads(listed.out)] == [("c1", 3)]
+    second = run("traces", "show", turns[1].session_id, "-C", "corpus").out
+    assert "    Query: Where was Marie Curie born?\n" in second
+    assert "    Asked: Where was she born? (rewritten: entities)\n" in second
+    assert f"    Turn: 2 (after {turns[0].question.value})\n" in second
+    shown = json.loads(run("traces", "show", turns[1].session_id, "-C", "corpus", "--format", "json").out)["question"]
+    assert {k: shown[k] for k in ("query", "asked", "rewrite_method", "turn", "previous_turn")} == {
+        "query": "Where was Marie Curie born?", "asked": TURNS[1], "rewrite_method": "entities", "turn": 2,
+        "previous_turn": turns[0].question.value}
+    first = json.loads(run("traces", "show", turns[0].session_id, "-C", "corpus", "--format", "json").out)["question"]
+    assert (first["asked"], first["turn"], first["previous_turn"]) == (TURNS[0], 1, None)
 
 
 def _scripted() -> ScriptedChatModel:

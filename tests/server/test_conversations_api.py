@@ -4,6 +4,7 @@ the Python client, another user's token, and the one-line errors with their stat
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -11,7 +12,8 @@ import pytest
 
 from provgraph import Client
 from provgraph.errors import NotFound
-from tests.server.live import LiveServer
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.server.live import LiveServer, corpus_copy, live_server, user_tokens
 
 pytestmark = pytest.mark.server
 
@@ -80,3 +82,18 @@ def test_errors_are_one_line_with_their_status(corpus_served: tuple[LiveServer, 
         "type": "NotFound",
         "message": "no conversation 'none-such' in collection default/corpus (list them with: provgraph conversations list)"}
     assert bad.status_code == 422
+
+
+
+def test_an_unknown_tool_group_is_a_400(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path,
+                                        server: FakeOpenAIServer) -> None:
+    home = corpus_copy(tmp_path_factory, _corpus_home, "groups")
+    token = user_tokens(home, "default")["default"]
+    env = {"PROVGRAPH_LLM_BASE_URL": server.base_url, "PROVGRAPH_LLM_MODEL": "fake-model"}
+    with live_server(home, env=env) as served, httpx.Client(
+            base_url=served.url + "/api/v1", headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
+        r = http.post("/agent", json={"collection": "corpus", "question": "q", "group": ["nope"]})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["type"] == "InputError"
+    assert r.json()["error"]["message"].startswith("unknown tool group 'nope': the groups are ")
+    assert server.chat_requests() == []  # refused before any LLM call

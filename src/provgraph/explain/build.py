@@ -136,6 +136,12 @@ class TraceBuilder:
             query=node.text(TG.query) or "",
             started=node.time(PROV.startedAtTime) or EPOCH,
             informed_by=node.iri_of(PROV.wasInformedBy),
+            asked=node.text(TG.originalQuery),
+            rewrite_method=node.text(TG.rewriteMethod),
+            turn=node.integer(TG.turn),
+            previous_turn=node.iri_of(TG.previousTurn),
+            tool_groups=node.texts(TG.toolGroup),
+            allowed_tools=node.texts(TG.allowedTool),
         )
 
     def _answer_text(self, node: Node, inline: Iri) -> str:

@@ -49,6 +49,10 @@ class Node:
         value = self.one(p)
         return value.value if isinstance(value, Literal) else None
 
+    def texts(self, p: Iri) -> tuple[str, ...]:
+        """Every literal object of ``p`` as text, sorted (the store keeps no order)."""
+        return tuple(sorted(v.value for v in self.all(p) if isinstance(v, Literal)))
+
     def integer(self, p: Iri) -> int | None:
         """The literal object of ``p`` as an integer (None when absent or not a number)."""
         text = self.text(p)

@@ -60,13 +60,25 @@ class TraceSummary:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """The question activity that starts every trace."""
+    """The question activity that starts every trace.
+
+    A rewritten question (a conversation turn, or a chat's message history) keeps what was ``asked``
+    and the ``rewrite_method`` (``query`` is what was answered); a turn of a stored conversation has
+    its ``turn`` number and ``previous_turn``; an agent request restricted to tool groups has its
+    ``tool_groups`` and the ``allowed_tools`` they left.
+    """
 
     iri: Iri
     session_id: str
     query: str
     started: datetime
     informed_by: Iri | None = None
+    asked: str | None = None
+    rewrite_method: str | None = None
+    turn: int | None = None
+    previous_turn: Iri | None = None
+    tool_groups: tuple[str, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,7 +115,16 @@ def _retraction(r: Retraction) -> dict[str, Any]:
 
 
 def _question(q: Question) -> dict[str, Any]:
-    return {"iri": q.iri.value, "query": q.query, "started": iso_time(q.started), "informed_by": _iri(q.informed_by)}
+    """The question; a rewrite, a conversation turn and an agent's tool groups only when recorded."""
+    out: dict[str, Any] = {"iri": q.iri.value, "query": q.query, "started": iso_time(q.started),
+                           "informed_by": _iri(q.informed_by)}
+    if q.rewrite_method is not None:
+        out.update(asked=q.asked or q.query, rewrite_method=q.rewrite_method)
+    if q.turn is not None:
+        out.update(turn=q.turn, previous_turn=_iri(q.previous_turn))
+    if q.tool_groups or q.allowed_tools:
+        out.update(tool_groups=list(q.tool_groups), allowed_tools=list(q.allowed_tools))
+    return out
 
 
 def _edge(e: SelectedEdge) -> dict[str, Any]:

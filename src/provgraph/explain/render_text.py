@@ -97,6 +97,14 @@ def _question(out: _Lines, trace: Trace, indent: int) -> None:
     out.field(indent + _STEP, "Time", format_time(q.started) + " UTC")
     if q.informed_by is not None:
         out.field(indent + _STEP, "Informed by", q.informed_by.value)
+    if q.asked is not None and q.asked != q.query:
+        out.field(indent + _STEP, "Asked", f"{q.asked} (rewritten: {q.rewrite_method or 'unknown'})")
+    if q.turn is not None:
+        after = f" (after {q.previous_turn.value})" if q.previous_turn is not None else ""
+        out.field(indent + _STEP, "Turn", f"{q.turn}{after}")
+    if q.tool_groups or q.allowed_tools:
+        out.field(indent + _STEP, "Tools", f"{', '.join(q.allowed_tools) or '(none)'} "
+                                           f"(groups: {', '.join(q.tool_groups) or '(none)'})")
 
 
 _RETRACTED = "  [RETRACTED]"
