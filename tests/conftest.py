@@ -66,3 +66,12 @@ def llm_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
         monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "fake-model")
         monkeypatch.setenv("PROVGRAPH_LLM_MAX_RETRIES", "0")
         yield server
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say it when the browser suite did not run (no Chromium): a skip line alone is easy to miss in make test."""
+    for report in terminalreporter.stats.get("skipped", []):
+        if "chromium is not installed" in str(getattr(report, "longrepr", "")):
+            terminalreporter.write_line("the browser tests (tests/browser) did not run: Debian's chromium is not "
+                                        "installed (apt-get install chromium)", yellow=True, bold=True)
+            return

@@ -37,3 +37,4 @@ def test_elsewhere_they_are_skipped(ci: str | None) -> None:
     r = collect_browser_tests(ci)
     assert "CI must run" not in r.stdout and "error" not in r.stdout.lower(), r.stdout[-2000:]
     assert r.returncode == 5, r.stdout[-2000:]  # skipped: nothing collected
+    assert "the browser tests (tests/browser) did not run: Debian's chromium is not installed" in r.stdout  # said
