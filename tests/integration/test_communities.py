@@ -131,3 +131,60 @@ def test_cli_build_list_and_show(corpus_settings: Settings) -> None:
         assert all(fact["stored"] and fact["sources"] for fact in finding["facts"])
     missing = run("communities", "show", "nope", "-C", "corpus")
     assert missing.code != 0 and "no community 'nope'" in missing.err
+
+
+def test_each_member_fact_is_stored_once_with_the_deepest_community_having_it(corpus_settings: Settings) -> None:
+    with Runtime(corpus_settings) as rt:
+        result = _build(rt, params=LeidenParams(max_size=10))
+        found = {c.iri: c for c in result.detection.found}  # type: ignore[attr-defined]
+        assert max(c.level for c in found.values()) >= 2
+        stored = [q for q in rt.store.match(None, TG.memberFact, None, g=G)]
+        assert len(stored) == len({q.o for q in stored})  # no fact held by two communities
+        for c in found.values():
+            below = {f for child in found.values() if child.parent == c.iri for f in child.facts}
+            own = {q.o for q in rt.store.match(c.iri, TG.memberFact, None, g=G)}
+            assert own == set(c.facts) - below
+            assert member_facts(rt.store, c.iri) == sorted(c.facts, key=str)  # own and the descendants'
+        # the same top level with other children: the kept communities' own facts move with them
+        coarse = _build(rt, params=LeidenParams(max_size=40))
+        assert coarse.detection.kept > 0 and coarse.detection.removed > 0  # type: ignore[attr-defined]
+        for c in coarse.detection.found:  # type: ignore[attr-defined]
+            assert member_facts(rt.store, c.iri) == list(c.facts)
+        stored = [q for q in rt.store.match(None, TG.memberFact, None, g=G)]
+        assert len(stored) == len({q.o for q in stored})
+
+
+def test_a_build_on_an_unchanged_graph_reads_nothing_and_a_load_makes_the_next_one_work(
+        corpus_settings: Settings, tmp_path: object) -> None:
+    with Runtime(corpus_settings) as rt:
+        first = _build(rt)
+        reads: list[str] = []
+        real = rt.store.fact_support
+
+        def counted() -> list[tuple[TripleTerm, int]]:
+            reads.append("fact_support")
+            return real()
+
+        rt.store.fact_support = counted  # type: ignore[method-assign]
+        again = _build(rt)
+        assert again.detection.unchanged and reads == []  # type: ignore[attr-defined]
+        assert again.detection.communities == first.detection.communities  # type: ignore[attr-defined]
+        assert again.detection.facts == first.detection.facts  # type: ignore[attr-defined]
+        other = _build(rt, params=LeidenParams(seed=7))  # other parameters: a full run
+        assert not other.detection.unchanged and reads == ["fact_support"]  # type: ignore[attr-defined]
+        _build(rt)
+        heads = {h.iri: h for h in community_heads(rt.store)}
+        curie = {q.s for q in rt.store.match(None, TG.memberEntity, None, g=G)
+                 if "marie" in q.o.value.lower() and "curie" in q.o.value.lower()}  # type: ignore[union-attr]
+        assert curie
+        note = tmp_path / "note.txt"  # type: ignore[operator]
+        note.write_text("A note on Marie Curie\n\nMarie Curie admired the Eiffel Tower in Paris.\n")
+        loaded = rt.loader().load_file(note)
+        asyncio.run(rt.extraction().run(loaded.chunks, on_commit=rt.commit_documents))
+        stale = {h.iri for h in community_heads(rt.store) if h.stale}
+        assert stale and stale <= set(heads) and curie & stale  # the communities the new facts touch
+        assert all(rt.store.count(heads[c].report, TG.staleBecause, loaded.document, g=G) == 1 for c in stale)
+        reads.clear()
+        rebuilt = _build(rt)
+        assert not rebuilt.detection.unchanged and reads == ["fact_support"]  # type: ignore[attr-defined]
+        assert not any(h.stale for h in community_heads(rt.store))

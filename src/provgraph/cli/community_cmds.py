@@ -79,14 +79,18 @@ def communities_build(
         run_to_exit(main, rt.llm)
     done = result["r"]
     d, r = done.detection, done.reports
-    summary = {"entities": d.entities, "facts": d.facts, "communities": len(d.found), "added": d.added,
-               "kept": d.kept, "removed": d.removed, "levels": len({c.level for c in d.found}),
+    summary = {"entities": d.entities, "facts": d.facts, "communities": d.communities, "added": d.added,
+               "kept": d.kept, "removed": d.removed, "levels": d.levels, "unchanged": d.unchanged,
                "reports_written": r.written, "llm_reports": r.llm_reports, "reports_removed": len(d.reports_removed),
                "run": d.run.value if d.run else None, "warnings": r.warnings}
     if fmt is Format.json:
         echo(json_text(summary, indent=2))
         return
-    echo(f"{d.entities} entities, {d.facts} facts → {len(d.found)} communities on {summary['levels']} level(s): "
+    if d.unchanged:
+        echo(f"{d.communities} communities on {d.levels} level(s), every report current: nothing changed since "
+             "the last build")
+        return
+    echo(f"{d.entities} entities, {d.facts} facts → {d.communities} communities on {d.levels} level(s): "
          f"{d.added} new, {d.kept} unchanged, {d.removed} gone; {r.written} report(s) written "
          f"({r.llm_reports} by the LLM), {len(d.reports_removed)} removed")
     for warning in r.warnings:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from provgraph.communities.stored import communities_with_facts
+from provgraph.communities.stored import ancestors, communities_with_facts, holders
 from provgraph.provenance.communities import stale_quads
 from provgraph.rdf.terms import Iri, Quad, TripleTerm
 from provgraph.rdf.vocab import GRAPH_COMMUNITIES, RDF, SCHEMA_PREDICATES, TG
@@ -41,20 +41,35 @@ def stale_after_removal(store: QuadStore, removal: Sequence[Quad], because: Iri)
 
 
 def stale_after_load(store: QuadStore, documents: Sequence[Iri]) -> list[Quad]:
-    """The stale marks for the reports of communities that a new fact of ``documents`` touches without being a member."""
+    """The stale marks for the reports of communities that a new fact of ``documents`` touches without being a member.
+
+    One lookup per distinct entity the new facts name and, for facts naming a member entity, one per fact
+    (with the holder's ancestors, cached); nothing beyond one lookup when no communities are stored.
+    """
     if not documents or not _has_communities(store):
         return []
     marks: list[Quad] = []
+    member_of: dict[Iri, set[Iri]] = {}
+    having: dict[Iri, set[Iri]] = {}  # holder → it and its ancestors
     for doc in documents:
         subgraphs = [n for n, is_subgraph in store.derived_nodes(doc).items() if is_subgraph]
-        facts: set[TripleTerm] = {f for fs in store.facts_of_subgraphs(subgraphs).values() for f in fs}
+        facts: set[TripleTerm] = {f for fs in store.facts_of_subgraphs(subgraphs).values() for f in fs
+                                  if f.p not in SCHEMA_PREDICATES}
         touched: set[Iri] = set()
         for fact in facts:
-            if fact.p in SCHEMA_PREDICATES:
-                continue
+            around: set[Iri] = set()
             for entity in (t for t in (fact.s, fact.o) if isinstance(t, Iri)):
-                for q in store.match(None, TG.memberEntity, entity, g=G):
-                    if isinstance(q.s, Iri) and q.s not in touched and not store.count(q.s, TG.memberFact, fact, g=G):
-                        touched.add(q.s)
+                if entity not in member_of:
+                    member_of[entity] = {q.s for q in store.match(None, TG.memberEntity, entity, g=G)
+                                         if isinstance(q.s, Iri)}
+                around |= member_of[entity]
+            if not around - touched:
+                continue
+            members: set[Iri] = set()
+            for holder in holders(store, fact):
+                if holder not in having:
+                    having[holder] = ancestors(store, [holder])
+                members |= having[holder]
+            touched |= around - members
         marks += stale_quads(reports_of(store, touched), doc)
     return marks

@@ -12,7 +12,8 @@ from provgraph.rdf.vocab import DC, GRAPH_COMMUNITIES, PROV, RDF, RDFS, TG
 from provgraph.store.base import QuadStore
 
 __all__ = ["CommunityHead", "StoredReport", "community_heads", "community_quads_of", "report_of", "reports",
-           "report_quads_of", "member_facts", "member_entities", "communities_with_facts", "runs_in_use"]
+           "report_quads_of", "member_facts", "member_entities", "communities_with_facts", "runs_in_use",
+           "descendants", "ancestors", "holders"]
 
 G = GRAPH_COMMUNITIES
 
@@ -95,15 +96,42 @@ def member_entities(store: QuadStore, community: Iri) -> list[Iri]:
                   key=lambda i: i.value)
 
 
+def descendants(store: QuadStore, community: Iri) -> list[Iri]:
+    """The community and every community below it."""
+    out, todo = [], [community]
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo += [q.s for q in store.match(None, TG.parentCommunity, c, g=G) if isinstance(q.s, Iri)]
+    return out
+
+
+def ancestors(store: QuadStore, communities: Iterable[Iri]) -> set[Iri]:
+    """``communities`` and every community above them."""
+    out: set[Iri] = set()
+    todo = list(communities)
+    while todo:
+        c = todo.pop()
+        if c not in out:
+            out.add(c)
+            todo += [q.o for q in store.match(c, TG.parentCommunity, None, g=G) if isinstance(q.o, Iri)]
+    return out
+
+
 def member_facts(store: QuadStore, community: Iri) -> list[TripleTerm]:
-    """The community's member facts, sorted."""
-    return sorted((q.o for q in store.match(community, TG.memberFact, None, g=G) if isinstance(q.o, TripleTerm)),
-                  key=str)
+    """The community's member facts, sorted: its own ``tg:memberFact`` and its descendants'."""
+    return sorted({q.o for c in descendants(store, community) for q in store.match(c, TG.memberFact, None, g=G)
+                   if isinstance(q.o, TripleTerm)}, key=str)
+
+
+def holders(store: QuadStore, fact: TripleTerm) -> list[Iri]:
+    """The communities storing ``fact`` as their own (at most one, the deepest having it)."""
+    return [q.s for q in store.match(None, TG.memberFact, fact, g=G) if isinstance(q.s, Iri)]
 
 
 def communities_with_facts(store: QuadStore, facts: Iterable[TripleTerm]) -> set[Iri]:
-    """The communities having any of ``facts`` as a member."""
-    return {q.s for f in set(facts) for q in store.match(None, TG.memberFact, f, g=G) if isinstance(q.s, Iri)}
+    """The communities having any of ``facts`` as a member (the holders and their ancestors)."""
+    return ancestors(store, {c for f in set(facts) for c in holders(store, f)})
 
 
 def community_quads_of(store: QuadStore, community: Iri) -> list[Quad]:

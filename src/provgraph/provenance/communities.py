@@ -4,6 +4,9 @@
 <run> a prov:Activity, tg:CommunityDetection ; tg:algorithm "…" ; tg:seed 42 ; tg:resolution 0.05 ; …
 <c>   a prov:Entity, tg:Community ; tg:level 0 ; tg:parentCommunity <p> ; tg:memberEntity <e> ;
       tg:memberFact <<( s p o )>> ; tg:memberCount 12 ; tg:factCount 40 ; prov:wasGeneratedBy <run> .
+      # tg:memberFact only for the facts no child community has: a community's member facts are its
+      # own and its descendants' (each fact stored once, in the deepest community holding it)
+<urn:provgraph:community-state> tg:sourceState "…" ; tg:arguments "…" .   # what the last build read
 <r>   a prov:Entity, tg:CommunityReport ; tg:community <c> ; dc:title "…" ; tg:summary "…" ;
       tg:finding <r/finding/1> ; prov:wasDerivedFrom <c> ; prov:wasGeneratedBy <act> .
 <r/finding/1> a tg:Finding ; tg:rank 1 ; tg:content "…" ; tg:citesFact <<( s p o )>> ;
@@ -23,12 +26,13 @@ from provgraph.rdf.terms import Iri, Literal, Quad, TripleTerm
 from provgraph.rdf.vocab import DC, GRAPH_COMMUNITIES, PROV, RDFS, TG, XSD
 
 __all__ = ["CommunityRecord", "RunRecord", "FindingRecord", "ReportRecord", "community_quads", "run_quads",
-           "report_quads", "stale_quads", "DETECTION_AGENT", "REPORT_AGENT"]
+           "report_quads", "stale_quads", "state_quads", "DETECTION_AGENT", "REPORT_AGENT", "STATE"]
 
 G = GRAPH_COMMUNITIES
 DETECTION_AGENT = "community-detection"
 REPORT_AGENT = "community-report"
 _TRUE = Literal("true", datatype=XSD.boolean)
+STATE = Iri("urn:provgraph:community-state")  # what the last complete build read (communities/state.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +54,8 @@ class RunRecord:
 
 @dataclass(frozen=True, slots=True)
 class CommunityRecord:
-    """One community: level (0 = top), parent, member entities and member facts (both sorted)."""
+    """One community: level (0 = top), parent, member entities and member facts (both sorted), and the
+    member facts none of its children has (``own``: the ones stored with it)."""
 
     iri: Iri
     level: int
@@ -58,6 +63,7 @@ class CommunityRecord:
     entities: tuple[Iri, ...]
     facts: tuple[TripleTerm, ...]
     label: str
+    own: tuple[TripleTerm, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,13 +111,14 @@ def run_quads(run: RunRecord) -> list[Quad]:
 
 
 def community_quads(c: CommunityRecord, run: Iri) -> list[Quad]:
-    """One community with its members, level, parent and the run that found it."""
+    """One community with its members, level, parent and the run that found it; ``tg:memberFact`` only for
+    its own facts (those no child has), ``tg:factCount`` for all."""
     q = Quads(G).types(c.iri, PROV.Entity, TG.Community)
     q.text(c.iri, RDFS.label, c.label).integer(c.iri, TG.level, c.level)
     if c.parent is not None:
         q.add(c.iri, TG.parentCommunity, c.parent)
     q.integer(c.iri, TG.memberCount, len(c.entities)).integer(c.iri, TG.factCount, len(c.facts))
-    q.each(c.iri, TG.memberEntity, c.entities).each(c.iri, TG.memberFact, c.facts)
+    q.each(c.iri, TG.memberEntity, c.entities).each(c.iri, TG.memberFact, c.own)
     q.add(c.iri, PROV.wasGeneratedBy, run)
     return q.items
 
@@ -144,3 +151,9 @@ def stale_quads(reports: Sequence[Iri], because: Iri | None) -> list[Quad]:
         if because is not None:
             q.add(r, TG.staleBecause, because)
     return q.items
+
+
+def state_quads(fingerprint: str, parameters: str, entities: int, facts: int) -> list[Quad]:
+    """What a complete build read: the fingerprint of the subgraphs, its parameters, entity and fact counts."""
+    q = Quads(G).text(STATE, TG.sourceState, fingerprint).text(STATE, TG.arguments, parameters)
+    return q.integer(STATE, TG.memberCount, entities).integer(STATE, TG.factCount, facts).items

@@ -10,7 +10,8 @@ import pyoxigraph as ox
 from provgraph.errors import InputError
 from provgraph.rdf.terms import BlankNode, Iri, Literal, Quad, Term, TripleTerm
 
-__all__ = ["to_ox", "from_ox", "quad_to_ox", "quads_to_ox", "quad_from_ox", "graph_to_ox", "graph_from_ox"]
+__all__ = ["to_ox", "from_ox", "triples_from_ox", "quad_to_ox", "quads_to_ox", "quad_from_ox", "graph_to_ox",
+           "graph_from_ox"]
 
 _OX_XSD_STRING = ox.NamedNode("http://www.w3.org/2001/XMLSchema#string")
 _DEFAULT_GRAPH = ox.DefaultGraph()
@@ -78,6 +79,25 @@ def _literal(term: ox.Literal) -> Literal:
 def _triple(term: ox.Triple) -> TripleTerm:
     """Triple terms (facts) are read back by many queries: each is converted once."""
     return TripleTerm(from_ox(term.subject), from_ox(term.predicate), from_ox(term.object))  # type: ignore[arg-type]
+
+
+def triples_from_ox(terms: Iterable[ox.Triple]) -> list[TripleTerm]:
+    """Many distinct triple terms at once (every fact of a collection): their IRIs converted once each, without
+    the per-term caches (which hundreds of thousands of distinct triples would only churn)."""
+    iris: dict[str, Iri] = {}
+    out: list[TripleTerm] = []
+
+    def one(term: object) -> Term:
+        if isinstance(term, ox.NamedNode):
+            found = iris.get(term.value)
+            if found is None:
+                found = iris[term.value] = _iri(term.value)
+            return found
+        return from_ox(term)
+
+    for t in terms:
+        out.append(TripleTerm(one(t.subject), one(t.predicate), one(t.object)))  # type: ignore[arg-type]
+    return out
 
 
 def graph_to_ox(g: Iri | None) -> ox.NamedNode | ox.DefaultGraph:

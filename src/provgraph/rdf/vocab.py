@@ -120,7 +120,7 @@ TG = Namespace(
         "Community", "CommunityDetection", "CommunityReport", "Finding", "GlobalRagQuestion", "CommunityMap",
         "ReportSelection", "level", "parentCommunity", "memberEntity", "memberFact", "memberCount", "factCount",
         "community", "report", "finding", "citesFact", "summary", "algorithm", "resolution", "seed",
-        "maxCommunitySize", "knowledgeGeneration", "stale", "staleBecause", "reportCount", "reportSelection",
+        "maxCommunitySize", "knowledgeGeneration", "sourceState", "stale", "staleBecause", "reportCount", "reportSelection",
         # conversations (docs/trace-format.md, "Conversations") and agent tool groups
         "Conversation", "conversation", "conversationId", "turn", "previousTurn", "originalQuery",
         "rewriteMethod", "contextEntity", "historyTurns", "allowedTool", "toolGroup",

@@ -18,11 +18,11 @@ import pyoxigraph as ox
 from provgraph.errors import NO_SPACE_ADVICE, QueryError, StoreError, StoreUnavailable, failure_advice, out_of_space
 from provgraph.rdf.nesting import CheckedReader, check_query
 from provgraph.rdf.sparql_errors import READ_ONLY, is_update, syntax_message
-from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quads_to_ox, to_ox
-from provgraph.rdf.terms import Iri, Quad, Subject, Term
+from provgraph.rdf.convert import from_ox, graph_to_ox, quad_from_ox, quads_to_ox, to_ox, triples_from_ox
+from provgraph.rdf.terms import Iri, Quad, Subject, Term, TripleTerm
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, PREFIXES
 from provgraph.store.base import ANY, GraphSel, RdfFormat, Row, SelectResult
-from provgraph.store.queries_oxigraph import SparqlQueries
+from provgraph.store.queries_oxigraph import SUPPORT, SparqlQueries
 
 __all__ = ["OxigraphStore", "OX_FORMATS", "parse_rdf"]
 
@@ -250,6 +250,21 @@ class OxigraphStore(SparqlQueries):
             del result  # as in match(): the rows' frame goes with the cause's traceback
             raise _query_failure(self.name, exc) from exc.with_traceback(None)
         return SelectResult(variables, rows)
+
+    def fact_support(self) -> list[tuple[TripleTerm, int]]:
+        """As the SPARQL operation's, reading the solutions straight (no row dicts; 400,000 facts at 20,000 chunks)."""
+        result = self._query(SUPPORT, None)
+        if not isinstance(result, ox.QuerySolutions):
+            raise QueryError(f"collection {self.name}: not a SELECT query")
+        try:
+            rows = [(sol[0], sol[1]) for sol in result]
+        except (OSError, ValueError) as exc:
+            del result  # as in select()
+            raise _query_failure(self.name, exc) from exc.with_traceback(None)
+        facts = triples_from_ox(t for t, _ in rows if isinstance(t, ox.Triple))
+        counts = [int(n.value) for t, n in rows if isinstance(t, ox.Triple)]
+        keyed = sorted(zip((str(f) for f in facts), facts, counts), key=lambda kfn: kfn[0])
+        return [(f, n) for _, f, n in keyed]
 
     def ask(self, sparql: str, *, bind: Mapping[str, Term] | None = None) -> bool:
         """Run a SPARQL ASK."""

@@ -15,7 +15,7 @@ from provgraph.rdf.terms import Iri, Literal, Term, TripleTerm
 from provgraph.store.base import Row, SelectResult
 from provgraph.store.queries import ChunkExtraction, DocumentHead, PartRow, QuestionRow, SourceRow, TraceRow
 
-__all__ = ["SparqlQueries", "least"]
+__all__ = ["SparqlQueries", "least", "SUPPORT"]
 
 _BATCH = 500  # terms per VALUES block
 _TRUE = Literal("true", datatype=Iri("http://www.w3.org/2001/XMLSchema#boolean"))
@@ -115,7 +115,7 @@ _CHAIN = """
 _EDGE_SOURCES = ("SELECT ?i ?sg ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title ?ev WHERE {{\n"
                  "  GRAPH <urn:graph:source> {{\n    VALUES (?i ?t) {{ {values} }}\n"
                  "    ?sg tg:contains ?t ; prov:wasDerivedFrom ?chunk .\n{chain}  }}\n}}")
-_SUPPORT = "SELECT ?t (COUNT(?sg) AS ?n) WHERE { GRAPH <urn:graph:source> { ?sg tg:contains ?t } } GROUP BY ?t"
+SUPPORT = "SELECT ?t (COUNT(?sg) AS ?n) WHERE { GRAPH <urn:graph:source> { ?sg tg:contains ?t } } GROUP BY ?t"
 _CHUNK_SOURCES = ("SELECT ?chunk ?cidx ?coff ?clen ?parent ?pnum ?plabel ?pdoc ?title WHERE {{\n"
                   "  GRAPH <urn:graph:source> {{\n    VALUES ?chunk {{ {values} }}\n{chain}  }}\n}}")
 
@@ -260,7 +260,7 @@ class SparqlQueries:
 
     def fact_support(self) -> list[tuple[TripleTerm, int]]:
         out: list[tuple[TripleTerm, int]] = []
-        for r in self.select(_SUPPORT).rows:
+        for r in self.select(SUPPORT).rows:
             t, n = r.get("t"), r.get("n")
             if isinstance(t, TripleTerm) and isinstance(n, Literal):
                 out.append((t, int(n.value)))
