@@ -20,12 +20,12 @@ import pytest
 from provgraph.communities.build import build
 from provgraph.communities.global_rag import GlobalRag
 from provgraph.communities.sources import fact_sources
-from provgraph.communities.stored import community_heads, member_facts, report_of
+from provgraph.communities.stored import community_heads, member_entities, member_facts, report_of
 from provgraph.config import Settings, load_settings
 from provgraph.events import Event, Final
 from provgraph.rdf.ids import document_iri
 from provgraph.rdf.terms import Iri, TripleTerm
-from provgraph.rdf.vocab import GRAPH_COMMUNITIES, GRAPH_RETRIEVAL, TG
+from provgraph.rdf.vocab import GRAPH_COMMUNITIES, GRAPH_RETRIEVAL, SCHEMA_PREDICATES, TG
 from provgraph.runtime import Runtime
 from tests.cli_runner import run
 from tests.fakes.scripted_llm import ScriptedChatModel
@@ -240,3 +240,26 @@ def test_traces_show_walks_a_global_answer_down_to_page_and_offsets(mixed: Setti
                    for f in c["facts"] for s in f["sources"])  # the finding's own sentence is among them
     text = run("traces", "show", final.session_id, "-C", "mixed")
     assert "[map]" in text.out and "Finding:" in text.out and "Sentence: \"" in text.out and "(chars " in text.out
+
+
+def test_loading_a_document_marks_the_reports_of_the_communities_its_new_facts_touch(mixed: Settings,
+                                                                                      tmp_path: Path) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("Marie Curie admired Sputnik 1 greatly. Pierre Curie discussed Multics with Brian Kernighan.\n",
+                    encoding="utf-8")
+    doc = document_iri(note.name)
+    with Runtime(mixed) as rt:
+        before = {h.iri for h in community_heads(rt.store) if h.stale}
+        chunks = rt.loader().load_file(note).chunks
+        asyncio.run(rt.extraction().run(chunks, on_commit=rt.commit_documents))
+        subgraphs = [n for n, sg in rt.store.derived_nodes(doc).items() if sg]
+        new = {f for fs in rt.store.facts_of_subgraphs(subgraphs).values() for f in fs}
+        expected = set()  # a new fact names a member entity of the community without being a member fact
+        for h in community_heads(rt.store):
+            members, facts = set(member_entities(rt.store, h.iri)), set(member_facts(rt.store, h.iri))
+            if any(f not in facts and {f.s, f.o} & members for f in new if f.p not in SCHEMA_PREDICATES):
+                expected.add(h.iri)
+        stale = {h.iri for h in community_heads(rt.store) if h.stale}
+        assert not before and expected and stale == expected
+        because = {q.s: q.o for q in rt.store.match(None, TG.staleBecause, None, g=GRAPH_COMMUNITIES)}
+        assert set(because.values()) == {doc}  # each mark names the load that made it

@@ -6,7 +6,8 @@ object of each fact between two entities). Every edge belongs to the chunk whose
 so the graph follows the collection chunk by chunk: :meth:`PassageGraph.sync` reads the facts of
 new chunks only (``facts_of_chunks``, a named store operation) and drops the edges of removed
 chunks, and an entity with no edge left leaves the graph. The sparse matrix (``scipy.sparse``) is
-assembled from those per-chunk edge lists when the graph changed — no store read, no full rebuild.
+assembled from those per-chunk edge lists when the graph changed — no store read, no full rebuild —
+and the walk over it (:mod:`~provgraph.retrieval.ppr`) is kept until the graph changes again.
 
 :meth:`PassageGraph.rank` spreads the seeds' weights over the graph (``restart`` is the share of
 the walk that returns to the seeds at each step) and returns every chunk's mass, best first.
@@ -27,6 +28,7 @@ from scipy import sparse
 
 from provgraph.librarian.base import Librarian
 from provgraph.rdf.terms import Iri, TripleTerm
+from provgraph.retrieval.ppr import Walk, walk_for
 from provgraph.store.queries import NamedQueries
 
 __all__ = ["PassageGraph", "GraphHit", "MENTION", "FACT"]
@@ -35,8 +37,6 @@ MENTION = 1.0
 """The weight of a chunk — entity mention edge."""
 FACT = 0.5
 """The weight of an entity — entity fact edge (per fact)."""
-_ITERATIONS = 30
-_TOLERANCE = 1e-6
 _BATCH = 500
 
 
@@ -60,7 +60,8 @@ class PassageGraph:
         self._chunk_edges: dict[str, list[tuple[int, int, float]]] = {}  # chunk -> its edges (rows)
         self._entity_chunks: dict[int, set[str]] = {}  # entity row -> chunks mentioning it
         self._is_chunk = np.zeros(0, dtype=bool)
-        self._matrix: sparse.csr_matrix | None = None
+        self._matrix: sparse.csr_matrix | None = None  # the adjacency, rebuilt from the edge lists on change
+        self._walks: dict[float, Walk] = {}  # restart -> the walk over _matrix
         self._synced: tuple[int, int] | None = None
         self._bare: set[str] = set()  # chunks whose extraction was not there yet when read
 
@@ -179,8 +180,8 @@ class PassageGraph:
         n = len(self.chunks_of(entity))
         return 1.0 / n if n else 0.0
 
-    def _transitions(self) -> sparse.csr_matrix:
-        """The column-stochastic walk matrix (symmetric edges, each column divided by its node's weight)."""
+    def _adjacency(self) -> sparse.csr_matrix:
+        """The symmetric weighted adjacency of the graph (a fact edge repeated adds its weight)."""
         if self._matrix is None:
             size = len(self._names)
             rows = [e for edges in self._chunk_edges.values() for e in edges]
@@ -190,20 +191,28 @@ class PassageGraph:
             else:
                 a = b = np.zeros(0, dtype=np.int64)
                 w = np.zeros(0)
-            adjacency = sparse.coo_matrix((np.concatenate([w, w]), (np.concatenate([a, b]), np.concatenate([b, a]))),
-                                          shape=(size, size)).tocsr()
-            degree = np.asarray(adjacency.sum(axis=0)).ravel()
-            scale = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)
-            self._matrix = (adjacency @ sparse.diags(scale)).tocsr()
+            self._matrix = sparse.coo_matrix((np.concatenate([w, w]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+                                             shape=(size, size)).tocsr()
+            self._walks = {}
         return self._matrix
+
+    def _walk(self, restart: float) -> Walk:
+        """The walk over the current graph for ``restart`` (kept until the graph changes)."""
+        adjacency = self._adjacency()
+        walk = self._walks.get(restart)
+        if walk is None:
+            chunks = np.flatnonzero(self._is_chunk[: adjacency.shape[0]])
+            entities = np.fromiter(sorted(self._entity_chunks), dtype=np.int64, count=len(self._entity_chunks))
+            walk = self._walks[restart] = walk_for(adjacency, chunks, entities, restart=restart)
+        return walk
 
     def rank(self, seeds: Mapping[str, float], *, limit: int, restart: float = 0.5,
              exclude: frozenset[str] = frozenset()) -> list[GraphHit]:
         """The ``limit`` chunks with the most walk mass from ``seeds`` (node id → weight), best first.
 
         Seeds not in the graph are ignored; no seed in the graph gives no result."""
-        matrix = self._transitions()
-        start = np.zeros(matrix.shape[0])
+        walk = self._walk(restart)
+        start = np.zeros(self._adjacency().shape[0])
         for ident, weight in seeds.items():
             row = self._index.get(ident)
             if row is not None and weight > 0:
@@ -212,16 +221,12 @@ class PassageGraph:
         if total <= 0:
             return []
         start /= total
-        mass = start.copy()
-        for _ in range(_ITERATIONS):
-            step = restart * start + (1.0 - restart) * (matrix @ mass)
-            lost = 1.0 - step.sum()  # mass on nodes without edges stays in the walk through the restart
-            step += lost * start
-            done = np.abs(step - mass).sum() < _TOLERANCE
-            mass = step
-            if done:
-                break
+        mass = walk.mass(start)
         chunks = np.flatnonzero(self._is_chunk[: len(mass)] & (mass > 0))
+        wanted = limit + len(exclude)
+        if len(chunks) > wanted:  # only the best (and every chunk tied with the last of them) need sorting
+            least = np.partition(mass[chunks], len(chunks) - wanted)[len(chunks) - wanted]
+            chunks = chunks[mass[chunks] >= least]
         order = chunks[np.lexsort((chunks, -mass[chunks]))]
         out: list[GraphHit] = []
         for row in order:
