@@ -113,6 +113,20 @@ def test_the_main_themes_name_each_subject_each_sentence_citing_its_documents(mi
         assert [e.step for e in events if hasattr(e, "step")] == ["question", "map", "synthesis"]
 
 
+@pytest.mark.parametrize("question, subject", [
+    ("What do the documents say about Sputnik?", "space"),
+    ("What did Marie Curie discover?", "radioactivity"),
+    ("Who is Brian Kernighan?", "computing"),
+])
+def test_without_an_llm_a_question_about_one_subject_is_answered_from_its_communities_only(
+        mixed: Settings, question: str, subject: str) -> None:
+    with Runtime(mixed) as rt:
+        final = _ask(rt.global_rag(), question)[-1]
+        assert isinstance(final, Final), final
+        assert final.sources and {SUBJECT_OF[s.document] for s in final.sources} == {subject}, final.answer
+        assert re.search(NAMES[subject], final.answer, flags=re.I), final.answer  # the larger subjects stay out
+
+
 def _assert_citations_resolve(rt: Runtime, final: Final) -> int:
     """Each stored citation → a finding of a stored report → stored facts → their source sentences."""
     question = Iri(f"urn:provgraph:global:{final.session_id}")

@@ -3,10 +3,12 @@
 Steps, each written to ``urn:graph:retrieval`` as it completes and yielded at once (docs/trace-format.md,
 "Global search"): question → map (the reports scored, each kept one with its partial answer) →
 answer pieces → synthesis (every marker citing a report finding, its member facts and their chunks)
-→ final (every cited fact's sources with their sentence). Without an LLM the map scores a report by
-its similarity to the question times the square root of its community's share of the level's
-largest (for "What are the main themes?" nothing is much more similar than the rest: the largest
-communities lead; a report scoring under a quarter of the best is left out), its partial answer is its
+→ final (every cited fact's sources with their sentence). Without an LLM the map keeps the reports
+whose similarity to the question stands out from the rest when some do (a question about part of the
+corpus: the relevant communities, whatever their size), else scores each by similarity times the
+square root of its community's share of the level's largest (for "What are the main themes?" nothing
+stands out: the largest communities lead; a report scoring under a quarter of the best is left out;
+:func:`relevance`), its partial answer is its
 finding nearest the question, and the answer is one sentence per kept report, each citing its
 finding. With an LLM the map asks it once per candidate report (at most ``map_limit``, concurrently)
 for a 0–100 relevance, a partial answer and the findings it used, and the reduce streams one answer
@@ -42,7 +44,7 @@ from provgraph.retrieval.markers import find_markers
 from provgraph.retrieval.trace import TraceWriter, UsageTally
 from provgraph.store.base import QuadStore
 
-__all__ = ["GlobalRag", "GlobalParams", "MAP_SCHEMA", "NO_REPORTS"]
+__all__ = ["GlobalRag", "GlobalParams", "MAP_SCHEMA", "NO_REPORTS", "relevance"]
 
 NO_REPORTS = "No community reports are stored yet: run provgraph communities build first."
 MAP_SCHEMA: dict[str, Any] = {
@@ -93,6 +95,32 @@ class _Run:
     warnings: list[str] = field(default_factory=list)
     vector: np.ndarray | None = None  # the question's, unit length
     map_calls: list[LlmCall] = field(default_factory=list)
+
+
+_STANDOUT = 2.75  # how many standard deviations above the other reports a report is when the question is about it
+
+
+def relevance(sims: np.ndarray, sizes: list[int]) -> list[float]:
+    """No-LLM scores of a level's reports from their similarity to the question and their size (0: left out).
+
+    A question about part of the corpus ("What do the documents say about Sputnik?") has reports whose
+    similarity stands out: the best is more than ``_STANDOUT`` standard deviations above the others'
+    mean. Then the reports standing out so are kept, by similarity, whatever their size. A question
+    about the whole corpus ("What are the main themes?") has none (with a static embedder its
+    similarities are near-random): the reports are scored by similarity times the square root of their
+    community's share of the largest, so the largest communities lead.
+    """
+    if not len(sims):
+        return []
+    best = int(np.argmax(sims))
+    top = max(float(sims[best]), 1e-9)
+    if len(sims) >= 3:
+        others = np.delete(sims, best)
+        bar = float(others.mean()) + _STANDOUT * max(float(others.std()), 0.05)
+        if top >= bar:
+            return [float(s) / top if s >= bar else 0.0 for s in sims]
+    largest = max(sizes) or 1
+    return [(0.5 + 0.5 * max(float(s), 0.0) / top) * (n / largest) ** 0.5 for s, n in zip(sims, sizes)]
 
 
 def _utcnow() -> datetime:
@@ -158,11 +186,9 @@ class GlobalRag:
             q = self.embedder.embed([run.question])[0]
             q = q / (np.linalg.norm(q) or 1.0)
             sims = np.array([float(r.vector @ q) for r in level])
-            top = max(float(sims.max()), 1e-9)
-            largest = max(r.head.facts for r in level) or 1
-            scored = [(r, (0.5 + 0.5 * max(s, 0.0) / top) * (r.head.facts / largest) ** 0.5) for r, s in zip(level, sims)]
-            scored.sort(key=lambda rs: (-rs[1], rs[0].report.iri.value))
             run.vector = q
+            scored = [(r, s) for r, s in zip(level, relevance(sims, [r.head.facts for r in level])) if s > 0]
+            scored.sort(key=lambda rs: (-rs[1], rs[0].report.iri.value))
             return scored, len(level), stale
         return work
 
