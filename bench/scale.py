@@ -266,7 +266,8 @@ def queries(rt: Runtime, names: Sequence[str], n: int, rng: random.Random) -> No
     questions = [f"Whom does {rng.choice(names)} {rng.choice(VERBS).removesuffix('s')}?" for _ in range(n + 5)]
     warm_up, questions = questions[n:], questions[:n]
     graph, docs = rt.graph_rag(), rt.document_rag()
-    for label, engine, target in (("graph_rag", graph, "p95 <= 30 ms"), ("document_rag", docs, "p95 <= 10 ms")):
+    for label, engine, target in (("graph_rag", graph, "p95 <= 30 ms (issue 16); <= 50 ms (issue 25)"),
+                                  ("document_rag", docs, "p95 <= 10 ms")):
         for q in warm_up:  # model, store pages; other questions than those measured, so no answer is read back
             asyncio.run(time_to_final(engine.ask(q)))
         samples, cpu = [], []
@@ -287,7 +288,7 @@ def queries(rt: Runtime, names: Sequence[str], n: int, rng: random.Random) -> No
         samples.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     wall, used = percentiles(samples), percentiles(cpu)
-    report("scale.query.retrieve", target="p95 <= 30 ms", questions=n, p50_ms=wall["p50_ms"], p95_ms=wall["p95_ms"],
+    report("scale.query.retrieve", target="p95 <= 30 ms (issue 25)", questions=n, p50_ms=wall["p50_ms"], p95_ms=wall["p95_ms"],
            cpu_p50_ms=used["p50_ms"], cpu_p95_ms=used["p95_ms"], graph_chunks=retriever.ranker.graph.chunk_count,
            uptime=load_now())
 
