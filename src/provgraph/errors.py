@@ -22,6 +22,7 @@ __all__ = [
     "NO_SPACE_ADVICE",
     "out_of_space",
     "failure_advice",
+    "require_at_least_one",
     "ProvgraphError",
     "Retryable",
     "ConfigError",
@@ -108,3 +109,17 @@ def failure_advice(exc: BaseException, otherwise: str) -> str:
     """What to do about a store that cannot be opened or read: free space when the disk is full (a backup
     would not help and restoring one needs space too), else ``otherwise``."""
     return NO_SPACE_ADVICE if out_of_space(exc) else otherwise
+
+
+def require_at_least_one(what: str, params: object, names: tuple[str, ...]) -> None:
+    """InputError naming the first of ``params``' fields ``names`` under 1 (``what max-size must be at least 1``).
+
+    >>> from types import SimpleNamespace
+    >>> require_at_least_one("community", SimpleNamespace(max_size=0), ("max_size",))
+    Traceback (most recent call last):
+    ...
+    provgraph.errors.InputError: community max-size must be at least 1, got 0
+    """
+    for name in names:
+        if getattr(params, name) < 1:
+            raise InputError(f"{what} {name.replace('_', '-')} must be at least 1, got {getattr(params, name)}")

@@ -188,3 +188,13 @@ def test_a_build_on_an_unchanged_graph_reads_nothing_and_a_load_makes_the_next_o
         rebuilt = _build(rt)
         assert not rebuilt.detection.unchanged and reads == ["fact_support"]  # type: ignore[attr-defined]
         assert not any(h.stale for h in community_heads(rt.store))
+
+
+def test_parameters_under_one_are_one_line_errors() -> None:
+    from provgraph.communities.global_rag import GlobalParams
+    from provgraph.errors import InputError
+
+    with pytest.raises(InputError, match="^community max-levels must be at least 1, got 0$"):
+        LeidenParams(max_levels=0)
+    with pytest.raises(InputError, match="^global search map-limit must be at least 1, got 0$"):
+        GlobalParams(map_limit=0)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import igraph
 
 from provgraph.communities.graph import EntityGraph
-from provgraph.errors import InputError
+from provgraph.errors import InputError, require_at_least_one
 from provgraph.rdf.ids import stable_uuid
 
 __all__ = ["LeidenParams", "Cluster", "hierarchical_leiden", "ALGORITHM"]
@@ -45,9 +45,7 @@ class LeidenParams:
     def __post_init__(self) -> None:
         if self.resolution <= 0 or self.sub_resolution <= 0:
             raise InputError("community resolution must be positive")
-        for name in ("max_size", "min_size", "max_levels", "iterations"):
-            if getattr(self, name) < 1:
-                raise InputError(f"community {name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        require_at_least_one("community", self, ("max_size", "min_size", "max_levels", "iterations"))
 
     def text(self) -> str:
         """The parameters as one line (part of the run's identity)."""

@@ -28,7 +28,7 @@ import numpy as np
 
 from provgraph.communities.report_index import IndexedReport, ReportIndex
 from provgraph.communities.sources import fact_sources
-from provgraph.errors import InputError, ModelError
+from provgraph.errors import InputError, ModelError, require_at_least_one
 from provgraph.events import AnswerPiece, ErrorMessage, Event, Final, Source
 from provgraph.librarian.base import Librarian, NewRecord
 from provgraph.models.base import ChatModel, Embedder, system, user
@@ -67,9 +67,7 @@ class GlobalParams:
     question_deadline: float = 60.0
 
     def __post_init__(self) -> None:
-        for name in ("max_reports", "map_limit"):
-            if getattr(self, name) < 1:
-                raise InputError(f"global search {name.replace('_', '-')} must be at least 1")
+        require_at_least_one("global search", self, ("max_reports", "map_limit"))
         if self.level < 0:
             raise InputError("global search level must be 0 or more")
 
