@@ -18,7 +18,6 @@ import json
 import sqlite3
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from provgraph.errors import IndexError_, failure_advice, out_of_space
 from provgraph.vectors.base import matches
 from provgraph.vectors.payloads import appended, copy_flat, copy_payload, dump, extended, is_flat, list_items
 from provgraph.vectors.postings import Postings
+from provgraph.vectors.transaction import Transaction
 
 __all__ = ["RecordTable", "Written"]
 
@@ -363,10 +363,10 @@ class RecordTable:
         self._payloads.pop()
         self._n = last
 
-    def _transaction(self) -> _Transaction:
+    def _transaction(self) -> Transaction:
         if self._db is None:
             raise IndexError_(f"vector index {self.folder} is closed")
-        return _Transaction(self._db, self.folder)
+        return Transaction(self._db, self.folder)
 
     def _bump(self, tx: sqlite3.Connection, *, next_key: int | None = None) -> int:
         """Write the next generation (and key counter) in ``tx``; applied in memory after commit."""
@@ -375,40 +375,3 @@ class RecordTable:
         if next_key is not None:
             tx.execute("INSERT OR REPLACE INTO meta VALUES ('next_key', ?)", (str(next_key),))
         return generation
-
-
-class _Transaction:
-    """``with`` block running one SQLite transaction; SQLite errors become IndexError_."""
-
-    def __init__(self, db: sqlite3.Connection, folder: Path) -> None:
-        self._db = db
-        self._folder = folder
-
-    def __enter__(self) -> sqlite3.Connection:
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise IndexError_(f"vector index {self._folder}: cannot write: {exc}") from exc
-        return self._db
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if exc_type is None:
-            try:
-                self._db.execute("COMMIT")
-                return
-            except sqlite3.Error as error:
-                self._rollback()
-                raise IndexError_(f"vector index {self._folder}: write failed: {error}") from None
-        self._rollback()
-        if isinstance(exc, sqlite3.Error):
-            raise IndexError_(f"vector index {self._folder}: write failed: {exc}") from None
-
-    def _rollback(self) -> None:
-        """Roll back if SQLite has not already done so (it does on a full disk)."""
-        if self._db.in_transaction:
-            try:
-                self._db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass  # the original failure is the one to report
