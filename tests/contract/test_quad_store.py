@@ -11,7 +11,7 @@ from provgraph.errors import QueryError
 from provgraph.rdf.terms import BlankNode, Iri, Literal, Quad, TripleTerm
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL, GRAPH_SOURCE
 from provgraph.store.base import ANY, DEFAULT, QuadStore
-from provgraph.store.oxigraph import OxigraphStore
+from provgraph.store.oxigraph import IMPORT_BATCH, OxigraphStore
 from tests.contract.data import AB, NQUADS
 
 X, Y, P = Iri("urn:t:x"), Iri("urn:t:y"), Iri("urn:t:p")
@@ -64,6 +64,16 @@ def test_a_syntax_error_imports_nothing(empty_store: QuadStore) -> None:
     with pytest.raises(QueryError, match=r"cannot import nquads \(line 2\)"):
         empty_store.import_data(b"<urn:t:a> <urn:t:b> <urn:t:c> .\n<urn:t:a> <urn:t:b> .\n")
     assert len(empty_store) == 0
+
+
+def test_an_import_of_several_batches_is_whole_or_nothing(empty_store: QuadStore) -> None:
+    n = IMPORT_BATCH + 7
+    text = "".join(f'<urn:t:s{i}> <urn:t:p> "{i}" <urn:t:g> .\n' for i in range(n)).encode()
+    with pytest.raises(QueryError, match=rf"cannot import nquads \(line {n + 1}\)"):
+        empty_store.import_data(text + b"<urn:t:a> <urn:t:b> .\n")
+    assert len(empty_store) == 0
+    assert empty_store.import_data(text) == n == len(empty_store)
+    assert empty_store.count(Iri("urn:t:s7"), Iri("urn:t:p")) == 1
 
 
 def test_export_is_byte_identical_to_the_embedded_export(empty_store: QuadStore, tmp_path: Path) -> None:

@@ -220,7 +220,7 @@ def export(request: Request, collection: str, format: Literal["nquads", "trig"] 
                  for media in ("text/plain", "application/n-quads", "application/trig")}}})
 async def import_(request: Request, collection: str,
                   format: Literal["nquads", "trig"] = "nquads") -> dict[str, Any]:
-    """Import N-Quads or TriG (the request body) atomically: a syntax error imports nothing."""
+    """Import N-Quads or TriG (the request body): checked whole first (a syntax error imports nothing), then written in batches."""
     data = await request.body()
     if not data:
         raise ApiError(400, "InputError", "empty body: send the N-Quads or TriG text as the request body")

@@ -162,7 +162,7 @@ def import_(
     user: str = USER_OPTION,
     fmt: DataFormat = typer.Option(None, "--format", "-f", help="nquads or trig (default: from the file name)."),
 ) -> None:
-    """Import graph data atomically (quads only, not documents or vectors); a syntax error imports nothing.
+    """Import graph data (quads only, not documents or vectors); a syntax error imports nothing.
 
     Example: provgraph import backup.nq -C restored
     """

@@ -318,7 +318,7 @@ def _build(staging: Path, manifest: dict[str, object], ref: CollectionRef, file:
         raise InputError(f"{file}: incomplete backup (store or librarian missing)")
     store = OxigraphStore(staging / "store", name=str(ref))
     try:
-        store.import_data(dump, "nquads", atomic=False)  # a staging copy, thrown away on failure: bounded memory
+        store.import_data(dump, "nquads", bulk=True)  # a staging copy, thrown away on failure: bounded memory
         quads = len(store)
     finally:
         store.close()

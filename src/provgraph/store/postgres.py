@@ -12,6 +12,7 @@ errors become the StoreError tree at this boundary.
 from __future__ import annotations
 
 import io
+import itertools
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -378,13 +379,28 @@ class PostgresStore(SqlQueries):
         return buf.getvalue()
 
     def import_data(self, data: bytes | Path, fmt: RdfFormat = "nquads") -> int:
-        """Parse everything first, then add in one transaction: a syntax error imports nothing."""
+        """Check the whole text first (a syntax error imports nothing), then add it in one transaction,
+        sent in batches of ``IMPORT_BATCH`` quads (PostgreSQL holds the transaction; this process one batch)."""
         from provgraph.rdf.convert import quad_from_ox
-        from provgraph.store.oxigraph import parse_rdf
+        from provgraph.store.oxigraph import IMPORT_BATCH, parse_rdf
 
-        quads = [quad_from_ox(q) for q in parse_rdf(self.name, data, fmt)]
-        self.apply(add=quads)
-        return len(quads)
+        checked = sum(1 for _ in parse_rdf(self.name, data, fmt))
+        written, batch = 0, []
+        conn = self._conn()
+        with pg_errors(self.name, "write"), conn.transaction():
+            for quad in itertools.chain(parse_rdf(self.name, data, fmt), [None]):  # None: the end
+                if quad is not None:
+                    batch.append(quad_from_ox(quad))
+                if batch and (quad is None or len(batch) == IMPORT_BATCH):
+                    self._write_terms(conn, (t for q in batch for t in (q.s, q.p, q.o, q.g) if t is not None))
+                    conn.execute(self._sql(_QUADS_IN), _quad_columns(batch))
+                    self._to_outbox(conn, "", sparql_data(batch))
+                    written += len(batch)
+                    batch = []
+        if written:
+            self._bump(None)
+        assert written == checked
+        return written
 
     def flush(self) -> None:
         """Nothing to do: every write is committed."""
