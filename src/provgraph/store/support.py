@@ -62,9 +62,10 @@ def _orphan_labels(store: QuadStore, removed: list[Quad], keep: set[TripleTerm])
     terms = {t for q in removed for t in (q.s, q.p, q.o) if isinstance(t, Iri)} - kept_terms
     out: list[Quad] = []
     for term in terms:
-        uses = [q for pattern in ((term, None, None), (None, term, None), (None, None, term))
-                for q in store.match(*pattern, g=DEFAULT) if q.p != RDFS.label and q not in gone]  # type: ignore[arg-type]
-        if not uses:
+        used = any(q.p != RDFS.label and q not in gone  # the first use will do: an entity has thousands at scale
+                   for pattern in ((term, None, None), (None, term, None), (None, None, term))
+                   for q in store.match(*pattern, g=DEFAULT))  # type: ignore[arg-type]
+        if not used:
             out += store.match(term, RDFS.label, None, g=DEFAULT)
     return out
 
