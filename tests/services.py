@@ -7,7 +7,8 @@ Without the services a test is skipped, except under CI=true, where it FAILS (CI
 
 ``SCALEOUT_SUITE_STORE=postgresql`` runs the WHOLE suite with its quads, vectors and records in PostgreSQL: every
 test gets ``PROVGRAPH_STORE_URL`` set to a database of its own xdist worker, emptied of collections before it
-(:func:`suite_store_url`). Tests that are embedded-only (docs/scale-out.md names them) are marked ``embedded_only``
+(:func:`suite_store_url`), and ``PROVGRAPH_REPLICA_URL`` the worker's Oxigraph server (:func:`suite_replica_url`),
+so ``sparql`` answers there. Tests that are embedded-only (docs/scale-out.md names them) are marked ``embedded_only``
 and skipped in that mode.
 """
 
@@ -69,6 +70,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if _REPLICA:  # this process's suite replica server
+        subprocess.run([sys.executable, str(SCRIPT), "stop", "--dir", _REPLICA[0]], capture_output=True, timeout=60)
+        shutil.rmtree(_REPLICA[0], ignore_errors=True)
+        _REPLICA.clear()
     folder = getattr(config, "_provgraph_services", None)
     if folder is not None:
         subprocess.run([sys.executable, str(SCRIPT), "stop", "--dir", str(folder)], capture_output=True, timeout=60)
@@ -89,6 +94,22 @@ def service_state() -> dict[str, dict[str, object]]:
     if not state or not Path(state).is_file():
         return {}
     return dict(json.loads(Path(state).read_text()))
+
+
+_REPLICA: list[str] = []  # the suite replica server of this process: its folder, its URL
+
+
+def suite_replica_url() -> str:
+    """The Oxigraph server this process's suite-on-PostgreSQL tests use as their collections' SPARQL replica
+    (started on first use; a collection queried after another is rebuilt into it first: store/replica.py)."""
+    if not _REPLICA:
+        folder = tempfile.mkdtemp(prefix="provgraph-suite-replica-")
+        run = subprocess.run([sys.executable, str(SCRIPT), "start", "--dir", folder, "--only", "oxigraph"],
+                             capture_output=True, text=True, timeout=60)
+        if run.returncode != 0:
+            _unavailable("the Oxigraph server: " + (run.stderr.strip().splitlines() or ["services.py failed"])[-1])
+        _REPLICA.extend([folder, str(json.loads((Path(folder) / "services.json").read_text())["oxigraph"]["url"])])
+    return _REPLICA[1]
 
 
 @pytest.fixture

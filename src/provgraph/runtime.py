@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from provgraph.config import Settings
 from provgraph.errors import ConfigError, NotFound
 from provgraph.layout import CollectionRef, note_part, set_aside_index, verify_part
-from provgraph.store.collections import create_collection, open_store
+from provgraph.store.collections import create_collection as create_folder
+from provgraph.store.collections import open_store
 
 if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither numpy, the models nor the librarian
     from provgraph.communities.global_rag import GlobalParams, GlobalRag
@@ -92,6 +93,17 @@ def job_table(settings: Settings) -> JobTable:
     return JobTable(url)
 
 
+def create_collection(settings: Settings, ref: CollectionRef) -> bool:
+    """Create a collection, in the configured store too; returns False when it already existed (as its folder)."""
+    created = create_folder(ref)
+    url = _postgres_url(settings)
+    if url is not None:
+        from provgraph.store.postgres import PostgresStore
+
+        PostgresStore(url, ref.user, ref.collection, create=True).close()  # placed, its schema made
+    return created
+
+
 def drop_collection(settings: Settings, ref: CollectionRef) -> None:
     """Delete a collection and everything in it, in the configured store too (NotFound if it exists nowhere)."""
     from provgraph.store.collections import drop_collection as drop_folder
@@ -100,7 +112,7 @@ def drop_collection(settings: Settings, ref: CollectionRef) -> None:
     if url is None:
         drop_folder(ref)
         return
-    from provgraph.store.postgres import drop_pg_collection
+    from provgraph.store.pg_placement import drop_pg_collection
 
     try:
         drop_pg_collection(url, ref.user, ref.collection)
@@ -130,7 +142,7 @@ class Runtime:
         self._llm_override = llm
         self._embedder_override = embedder
         if create:
-            create_collection(self.ref)
+            create_folder(self.ref)
 
     @cached_property
     def store(self) -> QuadStore:

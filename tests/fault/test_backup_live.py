@@ -22,7 +22,7 @@ import pytest
 from tests.cli_runner import run
 from tests.fault.test_crash import ROOT, _consistent, _graph, _picks, corpus  # noqa: F401 - corpus: the fixture
 
-pytestmark = pytest.mark.fault
+pytestmark = [pytest.mark.fault, pytest.mark.embedded_only]  # backup archives the embedded store (PostgreSQL: export)
 
 LOAD = ["--chunk-size", "600", "--chunk-overlap", "50", "--llm", "none"]
 WHOLE = {"document-missing-from-store", "document-missing-from-librarian", "chunks-differ", "chunk-vector-missing",

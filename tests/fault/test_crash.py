@@ -23,7 +23,7 @@ from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
 from tests.fault.killer import make_parts_large
 
-pytestmark = pytest.mark.fault
+pytestmark = [pytest.mark.fault, pytest.mark.embedded_only]  # kill -9 around the embedded store's own file writes
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ["Who founded the Radium Institute?", "What did Becquerel discover about uranium?"]

@@ -30,7 +30,7 @@ from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
 from tests.fault.killer import make_parts_large
 
-pytestmark = pytest.mark.fault
+pytestmark = [pytest.mark.fault, pytest.mark.embedded_only]  # the embedded store's own files (RocksDB, SQLite, usearch) damaged
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from tests.cli_runner import run
 from tests.corpus_fixture import CORPUS
 from tests.fault.test_damage import large_parts  # noqa: F401 - the fixture making blob files and HNSW graphs
 
-pytestmark = pytest.mark.fault
+pytestmark = [pytest.mark.fault, pytest.mark.embedded_only]  # the embedded store's fsyncs
 
 
 def _journal(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:

@@ -55,6 +55,6 @@ def test_knowledge_and_document_queries_write_linked_sub_traces(rt: Runtime) -> 
         assert not list(rt.store.match(analysis, RDF.type, TG.Error, g=GRAPH_RETRIEVAL))
 
     # the agent can be found from the sub-traces, and SPARQL sees the whole chain
-    rows = rt.store.select(
+    rows = rt.sparql_store.select(
         "SELECT ?sub WHERE { GRAPH <urn:graph:retrieval> { ?sub prov:wasInformedBy ?q } }", bind={"q": agent_q})
     assert len(rows.rows) == 2

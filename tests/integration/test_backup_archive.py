@@ -22,6 +22,7 @@ def _manifest(archive: Path) -> dict:
         return json.load(tar.extractfile("manifest.json"))  # type: ignore[arg-type]
 
 
+@pytest.mark.embedded_only  # backup archives the embedded store (PostgreSQL: export)
 def test_the_manifest_records_counts_index_models_and_the_settings_that_matter(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROVGRAPH_CHUNK_SIZE", "700")  # the collection's settings, in effect for load and backup
@@ -48,6 +49,7 @@ def test_the_manifest_records_counts_index_models_and_the_settings_that_matter(
                                                                         "default").root.iterdir())
 
 
+@pytest.mark.embedded_only  # backup archives the embedded store (PostgreSQL: export)
 def test_blob_files_are_in_the_archive_and_come_back_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make_parts_large(monkeypatch.setattr)
     doc = tmp_path / "becquerel.txt"
@@ -77,6 +79,7 @@ def test_restore_refuses_a_backup_from_a_newer_provgraph(tmp_path: Path) -> None
     assert not CollectionRef(Path(load_settings().home), "default", "x").exists()
 
 
+@pytest.mark.embedded_only  # backup archives the embedded store (PostgreSQL: export)
 def test_a_backup_removes_the_staging_folder_a_killed_backup_left(tmp_path: Path) -> None:
     doc = tmp_path / "a.txt"
     doc.write_text("Marie Curie discovered polonium in 1898.", encoding="utf-8")

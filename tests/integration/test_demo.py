@@ -36,7 +36,7 @@ def _labels(rt: Runtime, edge: dict) -> list[set[str]]:
     for key in ("s", "o"):
         term = edge[key]
         if term.startswith("<"):
-            rows = rt.store.select("SELECT ?l WHERE { { ?t rdfs:label ?l } UNION { ?t skos:altLabel ?l } }",
+            rows = rt.sparql_store.select("SELECT ?l WHERE { { ?t rdfs:label ?l } UNION { ?t skos:altLabel ?l } }",
                                    bind={"t": Iri(term[1:-1])})
             names = {r["l"].value for r in rows.rows} or {term}  # type: ignore[union-attr]
         else:

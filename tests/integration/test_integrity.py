@@ -6,6 +6,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from provgraph.config import Settings, load_settings
 from provgraph.layout import CollectionRef
 from provgraph.rdf.ids import document_iri
@@ -43,8 +45,9 @@ def _ids(index: str, collection: str = "default") -> set[str]:
 def test_a_clean_load_is_consistent_and_complete(tmp_path: Path) -> None:
     a, b = _write(tmp_path)
     assert run("load", str(a), str(b)).code == 0
-    assert _check() == {"collection": "default/default", "consistent": True, "documents": 2,
-                        "quads": _check()["quads"], "problems": [], "repaired": [], "remaining": []}
+    checked = {k: v for k, v in _check().items() if k != "replica_pending"}  # a PostgreSQL collection's replica lag
+    assert checked == {"collection": "default/default", "consistent": True, "documents": 2,
+                       "quads": checked["quads"], "problems": [], "repaired": [], "remaining": []}
     with Runtime(load_settings(), create=False) as rt:
         assert rt.librarian.complete_documents() == {document_iri("a.txt").value, document_iri("b.txt").value}
 
@@ -107,6 +110,7 @@ def test_a_document_without_its_completion_record_is_reported_and_redone(tmp_pat
     assert _check()["consistent"]
 
 
+@pytest.mark.embedded_only  # the embedded store's files
 def test_bad_open_names_the_file_and_recreates_nothing(tmp_path: Path) -> None:
     a, _ = _write(tmp_path)
     assert run("load", str(a)).code == 0
@@ -139,6 +143,7 @@ def test_never_created_is_not_the_same_as_vanished() -> None:
     assert r.code == 3 and "collection default/nosuch does not exist" in r.err
 
 
+@pytest.mark.embedded_only  # backup archives the embedded store (PostgreSQL: export)
 def test_backup_restore_round_trip_refuses_a_non_empty_target(tmp_path: Path) -> None:
     a, b = _write(tmp_path)
     assert run("load", str(a), str(b)).code == 0
@@ -173,6 +178,7 @@ def test_import_says_it_restores_graph_data_only(tmp_path: Path) -> None:
     assert r.code == 0 and "graph data only" in r.out and "provgraph backup" in r.out
 
 
+@pytest.mark.embedded_only  # the embedded librarian's SQLite schema
 def test_a_collection_from_before_completion_records_counts_as_complete(tmp_path: Path) -> None:
     a, _ = _write(tmp_path)
     assert run("load", str(a)).code == 0
@@ -202,6 +208,7 @@ def _answers(home: Path) -> list[tuple[str, str, list]]:
     return out
 
 
+@pytest.mark.embedded_only  # backup archives the embedded store (PostgreSQL: export)
 def test_backup_then_restore_into_a_fresh_home_answers_every_demo_question_identically(
         corpus_settings: Settings, tmp_path: Path) -> None:
     home = Path(corpus_settings.home)

@@ -92,6 +92,7 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
+@pytest.mark.embedded_only  # backup archives the embedded store (PostgreSQL: export)
 def test_a_sound_archive_restores_whole(archive: bytes, home: Path) -> None:
     file = home.parent / "good.tar"
     file.write_bytes(archive)

@@ -190,6 +190,7 @@ def test_a_server_beyond_loopback_never_runs_open(tmp_path: Path) -> None:
     ["load", "-C", "mine", "--", "{target}"],
     ["load", "-C", "mine", "{target_dir}/*"],
 ], ids=lambda a: " ".join(a))
+@pytest.mark.embedded_only  # the embedded store's lock keeps the CLI out; PostgreSQL has none
 def test_cli_cannot_touch_a_server_file(tokened: tuple[LiveServer, dict[str, str]], user: str, argv: list[str],
                                         which: str) -> None:
     server, tokens = tokened

@@ -26,8 +26,7 @@ from provgraph.errors import NotFound, StoreUnavailable
 from provgraph.layout import CollectionRef
 from provgraph.models.base import Embedder
 from provgraph.models.factory import build_embedder
-from provgraph.runtime import Runtime
-from provgraph.store.collections import drop_collection
+from provgraph.runtime import Runtime, drop_collection
 
 __all__ = ["RuntimePool"]
 
@@ -163,10 +162,11 @@ class RuntimePool:
             finally:
                 rt.close()
 
-    def drop(self, ref: CollectionRef) -> None:
-        """Close the collection once nobody uses it, then delete it (NotFound if it does not exist)."""
+    def drop(self, settings: Settings, ref: CollectionRef) -> None:
+        """Close the collection once nobody uses it, then delete it, in the configured store too (NotFound if it
+        exists nowhere)."""
         with self.exclusive(ref):
-            drop_collection(ref)
+            drop_collection(settings, ref)
 
     def close(self) -> tuple[int, int]:
         """Wait for running requests (``close_wait_s`` at most), then flush and close every collection (graceful shutdown);

@@ -78,7 +78,7 @@ class _Host:
         return self.state.pool.use(settings, create=create, write=write)
 
     def drop(self, ref: CollectionRef) -> None:
-        self.state.pool.drop(ref)
+        self.state.pool.drop(self.state.settings, ref)
 
 
 def _place(folder: Path, given: str) -> Path:

@@ -41,7 +41,8 @@ from provgraph.layout import CollectionRef
 from provgraph.rdf.ids import document_iri
 from provgraph.cli.common import timeout_message
 from provgraph.store.sparql_run import QueryTimeout, ResultLimits, run_query
-from provgraph.store.collections import create_collection, list_collections
+from provgraph.runtime import create_collection
+from provgraph.store.collections import list_collections
 
 __all__ = ["router"]
 
@@ -73,14 +74,14 @@ def collections(request: Request) -> list[dict[str, str]]:
 def create(request: Request, body: CollectionCreate) -> dict[str, Any]:
     """Create a collection (``created`` is false when it already existed)."""
     ref = CollectionRef(state_of(request).settings.home, user_of(request), body.name)
-    return {"user": ref.user, "collection": ref.collection, "created": create_collection(ref)}
+    return {"user": ref.user, "collection": ref.collection, "created": create_collection(state_of(request).settings, ref)}
 
 
 @router.delete("/collections/{collection}", response_model=CollectionOut, tags=["collections"])
 def drop(request: Request, collection: str) -> dict[str, str]:
     """Delete a collection and everything in it."""
     ref = CollectionRef(state_of(request).settings.home, user_of(request), _path_name(collection))
-    state_of(request).pool.drop(ref)
+    state_of(request).pool.drop(state_of(request).settings, ref)
     return {"user": ref.user, "collection": ref.collection}
 
 

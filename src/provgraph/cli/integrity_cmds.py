@@ -50,7 +50,7 @@ def _report(report: CheckReport, *, fmt: str) -> None:
     echo(f"{report.collection}: {report.counts['documents']} document(s), {report.counts['quads']} quads: {verdict}")
     pending = report.counts.get("replica_pending")
     if pending is not None:
-        echo("SPARQL replica: not built (provgraph replica rebuild)" if pending < 0 else
+        echo("SPARQL replica: not built (the first query builds it, or: provgraph replica rebuild)" if pending < 0 else
              f"SPARQL replica: {pending} write(s) behind")
 
 

@@ -18,7 +18,7 @@ from provgraph.errors import InputError, QueryError
 from provgraph.layout import CollectionRef
 from provgraph.rdf.convert import from_ox
 from provgraph.rdf.seed_syntax import as_triple_terms
-from provgraph.store.collections import create_collection, list_collections
+from provgraph.store.collections import list_collections
 from provgraph.store.sparql_run import QueryResults, QueryTimeout, ResultLimits, Truncated, run_query
 
 __all__ = ["register"]
@@ -215,7 +215,9 @@ def collections_create(ctx: typer.Context, name: str, user: str = USER_OPTION) -
     """Create a collection. Example: provgraph collections create research -U alice"""
     settings = settings_from(ctx, user=user)
     ref = CollectionRef(settings.home, settings.user, name)
-    created = create_collection(ref)
+    from provgraph.runtime import create_collection
+
+    created = create_collection(settings, ref)
     echo(f"created {ref}" if created else f"{ref} already exists")
 
 

@@ -14,7 +14,7 @@ import typer
 
 from provgraph.cli.common import LLM_OPTION, echo, settings_from
 from provgraph.config import Settings
-from provgraph.errors import ConfigError, ProvgraphError
+from provgraph.errors import ConfigError, ProvgraphError, StoreUnavailable
 from provgraph.extract.pipeline import ChunkOutcome
 from provgraph.models.base import Embedder
 from provgraph.queue.jobs import Job
@@ -24,6 +24,8 @@ from provgraph.runtime import Runtime, job_queue, job_table
 from provgraph.store.pg_jobs import DONE, FAILED, QUEUED, RUNNING, JobTable
 
 __all__ = ["register", "run_worker"]
+
+_STORE_WAITS = 5  # times a job waits for an unreachable database before it is handed back
 
 
 class _Worker:
@@ -71,31 +73,44 @@ class _Worker:
             await asyncio.sleep(self.queue.ack_wait / 3)
             await delivery.working()
 
+    async def _extract_riding_out_restarts(self, job: Job) -> None:
+        """Extract the job; while the database is unreachable (a restart) wait for it and go on in this delivery
+        (its heartbeat keeps it ours), so a restart costs the job none of its deliveries."""
+        for attempt in range(1, _STORE_WAITS + 1):
+            try:
+                await asyncio.to_thread(self.extract, job)
+                return
+            except StoreUnavailable as exc:
+                if attempt == _STORE_WAITS:
+                    raise
+                echo(f"job {job.id}: {str(exc).splitlines()[0]}; waiting for the database", err=True)
+                await asyncio.to_thread(self.table.states, [job.id])  # returns once PostgreSQL answers (a minute at most)
+
     async def handle(self, delivery: Delivery) -> None:
         job = delivery.job
         if job is None:
             await self.queue.dead_letter(delivery, "not an extraction job")
             await delivery.ack()
             return
-        self.table.mark(job.id, RUNNING)
+        await asyncio.to_thread(self.table.mark, job.id, RUNNING)
         beat = asyncio.create_task(self._heartbeat(delivery))
         try:
-            await asyncio.to_thread(self.extract, job)
+            await self._extract_riding_out_restarts(job)
         except Exception as exc:  # noqa: BLE001 - any failure is the job's: recorded, redelivered or dead-lettered
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             if delivery.last:
-                self.table.mark(job.id, FAILED, why)
+                await asyncio.to_thread(self.table.mark, job.id, FAILED, why)
                 await self.queue.dead_letter(delivery, why)
                 await delivery.ack()
             else:
-                self.table.mark(job.id, QUEUED, why)
-                await delivery.nak()
+                await asyncio.to_thread(self.table.mark, job.id, QUEUED, why)
+                await delivery.nak(delay=min(30.0, float(delivery.attempt)))  # a restarting server has time to return
             echo(f"job {job.id} ({job.document}, attempt {delivery.attempt}): {why}", err=True)
             return
         finally:
             beat.cancel()
-        self.table.mark(job.id, DONE)
-        await delivery.ack()  # after the commit: a worker killed before this line redoes the job, writing nothing new
+        await asyncio.to_thread(self.table.mark, job.id, DONE)
+        await delivery.ack()  # after the commit: a worker killed (or NATS away) before this redoes the job, writing nothing new
         echo(f"job {job.id} done: {job.document} in {job.user}/{job.collection}")
 
     def close(self) -> None:

@@ -232,16 +232,20 @@ class ExtractionPipeline:
         self._chunks[chunk.iri.value] = ({"chunk": chunk.iri.value, "document": chunk.document.value}, chunk.text)
 
     def _flush(self) -> None:
-        """Write the batch: its new quads, then its vectors (one upsert per index); then commit finished documents."""
+        """Write the batch: its vectors (one upsert per index), then its new quads; then commit finished documents.
+
+        The quads are a chunk's commit point (``only_missing`` redoes a chunk without them): a batch cut between the
+        two (a crash, a database restart) is redone whole, its vectors' upserts changing nothing; quads first would
+        leave their chunks done without vectors."""
         self._batched = 0
         self._batch_started = time.monotonic()
         if self._failed:
             return
         ready, self._ready = self._ready, []
         try:
-            self._write_quads()
             if self.embedder is not None:
                 self._upsert_vectors()
+            self._write_quads()
         except BaseException:
             self._drop()
             raise

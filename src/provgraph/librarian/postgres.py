@@ -20,7 +20,7 @@ from typing import Any
 from provgraph.errors import InputError, NotFound
 from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
 from provgraph.librarian.rows import COLUMNS, Prepared, check_batch, iso, to_record
-from provgraph.store.postgres import pg_connect, pg_errors
+from provgraph.store.pg_connection import PgLink, pg_errors
 
 __all__ = ["PgLibrarian"]
 
@@ -47,23 +47,30 @@ _CURRENT = ("SELECT c.document FROM {s}.lib_completions c JOIN {s}.lib_records r
             "WHERE c.content_hash = r.content_hash")
 
 
+def _dict_rows(conn: Any) -> None:
+    from psycopg.rows import dict_row
+
+    conn.row_factory = dict_row
+
+
 class PgLibrarian:
     """A :class:`~provgraph.librarian.base.Librarian` in PostgreSQL (the collection's ``schema``)."""
 
     def __init__(self, url: str, schema: str, *, name: str) -> None:
-        from psycopg.rows import dict_row
-
         self.name = name
         self.path = Path(schema)  # no folder: named for messages only
         self._schema = schema
         self._lock = threading.RLock()
-        self._db: Any = pg_connect(url, name)
-        self._db.row_factory = dict_row
+        self._link = PgLink(url, name, prepare=_dict_rows)
         with self._errors("open"), self._db.transaction():
             self._db.execute(f"SELECT pg_advisory_xact_lock(hashtext('{schema}.lib'))")
             self._db.execute(self._sql(_DDL))
 
     # -- plumbing -------------------------------------------------------------------------------
+    @property
+    def _db(self) -> Any:
+        return self._link.conn  # opened again after a server restart
+
     def _sql(self, text: str) -> str:
         return text.format(s=self._schema)
 
@@ -263,4 +270,4 @@ class PgLibrarian:
     def close(self) -> None:
         """Close the connection; idempotent."""
         with self._lock:
-            self._db.close()
+            self._link.close()

@@ -5,12 +5,15 @@ on it every third of ``ack_wait``; a job not acked within ``ack_wait`` seconds o
 is delivered again, at most ``max_deliver`` times, and a worker
 that sees its last delivery fail publishes it to the dead-letter subject ``provgraph.dead.<id>``. The
 job id is the message id, so the stream drops a job enqueued twice within its duplicate window.
-nats-py is imported on first use; its errors become StoreUnavailable (the queue is unreachable).
+nats-py is imported on first use; its errors become StoreUnavailable (the queue is unreachable). A server restarted
+within two minutes is reconnected to; meanwhile no job is taken, and an ack that cannot be sent leaves its job to be
+delivered again after ack_wait (its redo writes nothing new).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from provgraph.errors import StoreUnavailable
@@ -20,6 +23,16 @@ __all__ = ["NatsQueue", "Delivery", "STREAM", "SUBJECT", "DEAD", "DEAD_STREAM"]
 
 STREAM, SUBJECT, CONSUMER = "PROVGRAPH_JOBS", "provgraph.jobs", "workers"
 DEAD_STREAM, DEAD = "PROVGRAPH_DEAD", "provgraph.dead"
+_RECONNECTS = 240  # 0.5 s apart: a server restarted within two minutes is reconnected to
+
+
+async def _told(call: Awaitable[None]) -> bool:
+    """Whether a message to the server went out (during a server restart it cannot; at least once covers it)."""
+    try:
+        await call
+    except Exception:  # noqa: BLE001 - every failure to reach the server is one
+        return False
+    return True
 
 
 class Delivery:
@@ -31,15 +44,17 @@ class Delivery:
         self.attempt = int(msg.metadata.num_delivered)
         self.last = self.attempt >= max_deliver
 
-    async def ack(self) -> None:
-        await self._msg.ack()
+    async def ack(self) -> bool:
+        """Done with the job; False when the server could not be told (it delivers the job again after ack_wait)."""
+        return await _told(self._msg.ack())
 
-    async def nak(self) -> None:
-        await self._msg.nak()
+    async def nak(self, delay: float | None = None) -> bool:
+        """Deliver the job again (after ``delay`` seconds); False when the server could not be told."""
+        return await _told(self._msg.nak(delay=delay))
 
-    async def working(self) -> None:
+    async def working(self) -> bool:
         """Tell the server the job is still being worked on (its ack_wait starts again)."""
-        await self._msg.in_progress()
+        return await _told(self._msg.in_progress())
 
     @property
     def data(self) -> bytes:
@@ -64,7 +79,8 @@ class NatsQueue:
         except ImportError as exc:
             raise StoreUnavailable("the job queue needs nats-py: pip install 'provgraph[scale]'") from exc
         try:
-            self._nc = await nats.connect(self.url, connect_timeout=5, max_reconnect_attempts=3, allow_reconnect=True)
+            self._nc = await nats.connect(self.url, connect_timeout=5, allow_reconnect=True, reconnect_time_wait=0.5,
+                                          max_reconnect_attempts=_RECONNECTS)
             self._js = self._nc.jetstream()
             for config in (StreamConfig(name=STREAM, subjects=[f"{SUBJECT}.*"], retention=RetentionPolicy.WORK_QUEUE,
                                         duplicate_window=3600.0),
@@ -100,18 +116,24 @@ class NatsQueue:
                                headers={"Provgraph-Reason": reason[:500]})
 
     async def next(self, timeout: float) -> Delivery | None:
-        """The next job (None when none came within ``timeout`` seconds)."""
+        """The next job (None when none came within ``timeout`` seconds, or the server is restarting: the client
+        reconnects meanwhile)."""
         from nats.errors import TimeoutError as NatsTimeout
         from nats.js.api import AckPolicy, ConsumerConfig
 
-        if self._sub is None:  # created, or updated to this worker's ack_wait and max_deliver (the last started wins)
-            config = ConsumerConfig(durable_name=CONSUMER, ack_policy=AckPolicy.EXPLICIT, ack_wait=self.ack_wait,
-                                    max_deliver=self.max_deliver, filter_subject=f"{SUBJECT}.*")
-            await self._js.add_consumer(STREAM, config)
-            self._sub = await self._js.pull_subscribe_bind(CONSUMER, stream=STREAM)
         try:
+            if self._sub is None:  # created, or updated to this worker's ack_wait and max_deliver (the last started wins)
+                config = ConsumerConfig(durable_name=CONSUMER, ack_policy=AckPolicy.EXPLICIT, ack_wait=self.ack_wait,
+                                        max_deliver=self.max_deliver, filter_subject=f"{SUBJECT}.*")
+                await self._js.add_consumer(STREAM, config)
+                self._sub = await self._js.pull_subscribe_bind(CONSUMER, stream=STREAM)
             msgs = await self._sub.fetch(1, timeout=timeout)
         except NatsTimeout:
+            return None
+        except Exception as exc:  # noqa: BLE001 - the server is away (a restart): wait, unless the client gave up
+            if self._nc is None or self._nc.is_closed:
+                raise StoreUnavailable(f"job queue {self.url}: the NATS JetStream server is gone: {exc}") from exc
+            await asyncio.sleep(min(timeout, 0.5))
             return None
         msg = msgs[0]
         try:

@@ -45,7 +45,7 @@ def _update_data(verb: str, quads: Iterable[Quad]) -> str:
     return f"{verb} DATA {{\n" + "\n".join(parts) + "\n}"
 
 
-def _values_clause(bind: Mapping[str, Term] | None) -> str:
+def values_clause(bind: Mapping[str, Term] | None) -> str:
     """A trailing ``VALUES`` block binding variables to terms.
 
     Terms are written in their canonical N-Triples form (validated IRIs, fully escaped
@@ -77,6 +77,20 @@ def _query_failure(name: str, exc: BaseException) -> Exception:
     if "Corruption:" in str(exc):
         return StoreError(f"collection {name}: query failed: {_first_line(exc)}")
     return QueryError(f"collection {name}: query failed: {exc}")
+
+
+def ox_query(store: ox.Store, name: str, text: str, given: str | None = None) -> object:
+    """``text`` run on a pyoxigraph ``store`` with provgraph's prefixes, its errors as provgraph's (a SPARQL update is
+    refused as read-only; ``given`` is the user's text, for the messages)."""
+    given = text if given is None else given
+    try:
+        return store.query(text, prefixes=PREFIXES)
+    except SyntaxError as exc:
+        if is_update(given):
+            raise QueryError(f"collection {name}: {READ_ONLY}") from exc
+        raise QueryError(f"collection {name}: invalid SPARQL: {syntax_message(given, str(exc))}") from exc
+    except (OSError, ValueError, TypeError, RuntimeError) as exc:
+        raise _query_failure(name, exc) from exc
 
 
 def parse_rdf(name: str, data: bytes | Path, fmt: RdfFormat) -> Iterator[ox.Quad]:
@@ -220,14 +234,7 @@ class OxigraphStore(SparqlQueries):
         return len(self._store)
 
     def _query(self, sparql: str, bind: Mapping[str, Term] | None) -> object:
-        try:
-            return self._store.query(sparql + _values_clause(bind), prefixes=PREFIXES)
-        except SyntaxError as exc:
-            if is_update(sparql):
-                raise QueryError(f"collection {self.name}: {READ_ONLY}") from exc
-            raise QueryError(f"collection {self.name}: invalid SPARQL: {syntax_message(sparql, str(exc))}") from exc
-        except (OSError, ValueError, TypeError, RuntimeError) as exc:
-            raise _query_failure(self.name, exc) from exc
+        return ox_query(self._store, self.name, sparql + values_clause(bind), sparql)
 
     def raw_query(
         self, sparql: str, *, bind: Mapping[str, Term] | None = None

@@ -1,12 +1,10 @@
 """The quad store on PostgreSQL: a term dictionary and a four-column quad table per collection.
 
-Each collection is a schema (``c_`` + 16 hex digits of its name's hash) recorded in the placement
-table ``provgraph_collections``; its ``quads(g, s, p, o)`` (term ids, 0 = default graph) are indexed
+Each collection is a schema (store/pg_placement.py); its ``quads(g, s, p, o)`` (term ids, 0 = default graph) are indexed
 (s,p,o,g) unique, (p,o,s), (o,s,g), (g,s,p), and its triple terms by their parts. A write is one
 transaction, its rows sorted by key (concurrent writers of the same facts cannot deadlock); the
 generations are sequences, bumped after the commit, so every process sees every write. SPARQL is
-not answered here (the named operations are, in SQL). psycopg is imported on first use; its
-errors become the StoreError tree at this boundary.
+not answered here (the named operations are, in SQL; SPARQL by the replica, store/replica.py).
 """
 
 from __future__ import annotations
@@ -16,23 +14,20 @@ import itertools
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from hashlib import blake2b
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from provgraph.errors import NotFound, QueryError, StoreError, StoreUnavailable
+from provgraph.errors import QueryError, StoreError
 from provgraph.rdf.terms import Iri, Quad, Subject, Term
 from provgraph.rdf.vocab import GRAPH_RETRIEVAL
 from provgraph.store.base import ANY, GraphSel, RdfFormat, SelectResult
+from provgraph.store.pg_connection import pg_connect, pg_errors
+from provgraph.store.pg_placement import drop_pg_collection, list_pg_collections, place_collection, schema_of
 from provgraph.store.pg_terms import DEFAULT_GRAPH, TRIPLE, TermRow, decode_row, term_id, term_rows
 from provgraph.store.queries_postgres import SqlQueries
 
 __all__ = ["PostgresStore", "sparql_data", "schema_of", "drop_pg_collection", "list_pg_collections", "pg_connect", "pg_errors"]
 
-_PLACEMENT = """CREATE TABLE IF NOT EXISTS provgraph_collections (
-  usr text NOT NULL, collection text NOT NULL, schema_name text NOT NULL UNIQUE,
-  created timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (usr, collection))"""
 _DDL = """CREATE SCHEMA IF NOT EXISTS {s};
 CREATE TABLE IF NOT EXISTS {s}.terms (id bigint PRIMARY KEY, kind smallint NOT NULL, value text NOT NULL,
   extra text, ts bigint, tp bigint, tob bigint);
@@ -67,72 +62,6 @@ _TERMS_OF = """WITH RECURSIVE t AS (SELECT id, kind, value, extra, ts, tp, tob F
 _CACHE = 500_000  # decoded terms kept per store
 
 
-def schema_of(user: str, collection: str) -> str:
-    """The schema holding a collection: a fixed-length name derived from (user, collection)."""
-    return "c_" + blake2b(f"{user}/{collection}".encode(), digest_size=8).hexdigest()
-
-
-def _psycopg() -> Any:
-    try:
-        import psycopg
-    except ImportError as exc:
-        raise StoreUnavailable("the PostgreSQL store needs psycopg: pip install 'provgraph[scale]'") from exc
-    return psycopg
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-@contextmanager
-def pg_errors(name: str, doing: str, failure: type[Exception] = StoreError) -> Iterator[None]:
-    """psycopg's errors as provgraph's: a connection failure is StoreUnavailable, the rest ``failure``."""
-    psycopg = _psycopg()
-    try:
-        yield
-    except psycopg.OperationalError as exc:
-        raise StoreUnavailable(f"collection {name}: {doing}: PostgreSQL is unreachable: {_first_line(exc)}") from exc
-    except psycopg.Error as exc:
-        raise failure(f"collection {name}: {doing} failed: {_first_line(exc)}") from exc
-
-
-def pg_connect(url: str, name: str) -> Any:
-    """A new autocommit connection (StoreUnavailable when the server cannot be reached)."""
-    # The named operations' joins are written in the order to run them (from the bound terms outwards): without
-    # reordering, planning a 12-way join takes 0.1 ms instead of 20 (its execution: 0.7 ms)
-    with pg_errors(name, "connect"):
-        return _psycopg().connect(url, autocommit=True, options="-c join_collapse_limit=1 -c from_collapse_limit=1")
-
-
-def list_pg_collections(url: str, user: str | None = None) -> list[tuple[str, str]]:
-    """(user, collection) of every collection placed on the database, sorted."""
-    conn = pg_connect(url, "list")
-    try:
-        with pg_errors("list", "list collections"):
-            conn.execute(_PLACEMENT)
-            rows = conn.execute("SELECT usr, collection FROM provgraph_collections WHERE %s::text IS NULL OR usr = %s "
-                                "ORDER BY 1, 2", (user, user)).fetchall()
-        return [(u, c) for u, c in rows]
-    finally:
-        conn.close()
-
-
-def drop_pg_collection(url: str, user: str, collection: str) -> None:
-    """Drop a collection's schema and placement; NotFound when it is not placed there."""
-    name, schema = f"{user}/{collection}", schema_of(user, collection)
-    conn = pg_connect(url, name)
-    try:
-        with pg_errors(name, "drop"), conn.transaction():
-            conn.execute(_PLACEMENT)
-            gone = conn.execute("DELETE FROM provgraph_collections WHERE usr = %s AND collection = %s", (user, collection))
-            if gone.rowcount == 0:
-                raise NotFound(f"collection {name} does not exist")
-            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-    finally:
-        conn.close()
-
-
 def sparql_data(quads: Iterable[Quad]) -> str:
     """Quads as the inside of a SPARQL ``INSERT DATA``/``DELETE DATA`` block, terms in canonical form (the outbox's text)."""
     return "".join(f"{q.s} {q.p} {q.o} .\n" if q.g is None else f"GRAPH {q.g} {{ {q.s} {q.p} {q.o} . }}\n" for q in quads)
@@ -164,16 +93,7 @@ class PostgresStore(SqlQueries):
         self._verified: set[int] = set()  # ids known to name our term in the database
         conn = self._conn()
         with pg_errors(self.name, "open"), conn.transaction():
-            conn.execute(_PLACEMENT)
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext('provgraph_collections'))")
-            placed = conn.execute("SELECT 1 FROM provgraph_collections WHERE usr = %s AND collection = %s",
-                                  (user, collection)).fetchone()
-            if placed is None:
-                if not create:
-                    raise NotFound(f"collection {self.name} does not exist (create it with: provgraph collections create)")
-                conn.execute("INSERT INTO provgraph_collections (usr, collection, schema_name) VALUES (%s, %s, %s)",
-                             (user, collection, self.schema))
-            conn.execute(_DDL.format(s=self.schema))
+            place_collection(conn, user, collection, self.schema, _DDL.format(s=self.schema), create=create)
 
     # -- connections ------------------------------------------------------------------------------------
     def _conn(self) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from provgraph.errors import IndexError_, InputError
-from provgraph.store.postgres import pg_connect, pg_errors
+from provgraph.store.pg_connection import PgLink, pg_errors
 from provgraph.vectors.base import Hit
 from provgraph.vectors.payloads import dump, extended
 
@@ -55,21 +55,25 @@ def _filter_of(text: str) -> str:
     return text.replace("\\u0000", "\\ufffd")
 
 
+def _with_vectors(conn: Any) -> None:
+    """A new connection: pgvector's type (created if the database lacks it) known to psycopg."""
+    from pgvector.psycopg import register_vector
+
+    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    register_vector(conn)
+
+
 class PgVectorIndex:
     """A :class:`~provgraph.vectors.base.VectorIndex` in PostgreSQL (the collection's ``schema``)."""
 
     def __init__(self, url: str, schema: str, name: str, *, model: str, dimension: int) -> None:
         if not _NAME.match(name):
             raise InputError(f"invalid vector index name {name!r}: use letters, digits or '_'")
-        from pgvector.psycopg import register_vector
-
         self._where = f"collection index {schema}.{name}"
         self._table = f"{schema}.vec_{name}"
         self._lock = threading.RLock()
-        self._conn = pg_connect(url, self._where)
+        self._link = PgLink(url, self._where, prepare=_with_vectors)
         with self._errors("open"), self._conn.transaction():
-            self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            register_vector(self._conn)
             self._conn.execute(_META.format(s=schema))
             self._conn.execute(f"SELECT pg_advisory_xact_lock(hashtext('{self._table}'))")
             self._conn.execute(f"INSERT INTO {schema}.vector_indexes VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
@@ -80,6 +84,10 @@ class PgVectorIndex:
         if (self._model, self._dimension) != (model, dimension):
             raise IndexError_(f"vector index {name} of {schema} holds {self._dimension}-dim vectors of {self._model}; "
                               f"the embedder is {model} ({dimension}-dim): rebuild the index or use that embedder")
+
+    @property
+    def _conn(self) -> Any:
+        return self._link.conn  # opened again after a server restart
 
     def _errors(self, doing: str) -> Any:
         return pg_errors(self._where, doing, IndexError_)
@@ -188,4 +196,4 @@ class PgVectorIndex:
     def close(self) -> None:
         """Close the connection; idempotent."""
         with self._lock:
-            self._conn.close()
+            self._link.close()

@@ -14,6 +14,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
 from scale import ScriptedLlm, make_document, make_names  # noqa: E402
@@ -59,6 +61,7 @@ def build(home: Path) -> tuple[list[str], list[str]]:
     return quads, vectors
 
 
+@pytest.mark.embedded_only  # pins the embedded vector index's own records
 def test_the_scale_corpus_gives_the_pinned_quads_and_vector_payloads(tmp_path: Path) -> None:
     quads, vectors = build(tmp_path)
     assert (len(quads), _digest(quads), _digest(vectors)) == (PINNED_QUADS, PINNED_QUADS_SHA256, PINNED_VECTORS_SHA256)
