@@ -26,7 +26,7 @@ LAZY: dict[str, tuple[str, str]] = {
     "sparql": ("store_cmds", "Run a SPARQL query on a collection (prefixes prov: rdf: rdfs: xsd: dc: skos: owl: tg: "
                              "are predefined)."),
     "export": ("store_cmds", "Export the whole collection, every named graph, triple terms included."),
-    "import": ("store_cmds", "Import graph data atomically (quads only, not documents or vectors); a syntax error "
+    "import": ("store_cmds", "Import graph data (quads only, not documents or vectors); a syntax error "
                              "imports nothing."),
     "load": ("ingest_cmds", "Load documents: store, decode, chunk, extract, embed — every fact traced to its chunk."),
     "extract": ("ingest_cmds", "Re-run extraction on a loaded document (by default only chunks that failed or were "

@@ -311,7 +311,6 @@ class OxigraphStore(SparqlQueries):
         text again adds the rest (a quad already there is kept once).
         """
         written, checked, size = 0, 0, _BATCH if bulk else IMPORT_BATCH
-        write = self._store.bulk_extend if bulk else self._store.extend
         try:
             checked = sum(1 for _ in parse_rdf(self.name, data, fmt))
             self._written(None)
@@ -319,18 +318,26 @@ class OxigraphStore(SparqlQueries):
             for quad in parse_rdf(self.name, data, fmt):
                 batch.append(quad)
                 if len(batch) == size:
-                    write(batch)
+                    self._extend(batch, bulk)
                     written += len(batch)
                     batch.clear()
                     if not bulk and self._path is not None and written % (10 * size) == 0:
                         self._store.flush()  # RocksDB's write buffers otherwise grow with the file
-            write(batch)
+            self._extend(batch, bulk)
             written += len(batch)
         except OSError as exc:
             done = f" after {written} of {checked} quads (importing it again adds the rest)" if written else ""
             raise StoreError(f"collection {self.name}: import failed{done}: {_first_line(exc)}") from exc
         assert written == checked
         return written
+
+    def _extend(self, batch: list[ox.Quad], bulk: bool) -> None:
+        # no local may hold the pyoxigraph store (e.g. a bound ``extend``): a traceback kept by the caller
+        # would keep its frame, and the store's lock with it, after close()
+        if bulk:
+            self._store.bulk_extend(batch)
+        else:
+            self._store.extend(batch)
 
     def flush(self) -> None:
         """Persist pending writes (a full disk raises the OSError itself, so its cause is reported)."""
