@@ -184,6 +184,11 @@ def test_a_build_on_an_unchanged_graph_reads_nothing_and_a_load_makes_the_next_o
         stale = {h.iri for h in community_heads(rt.store) if h.stale}
         assert stale and stale <= set(heads) and curie & stale  # the communities the new facts touch
         assert all(rt.store.count(heads[c].report, TG.staleBecause, loaded.document, g=G) == 1 for c in stale)
+        again = tmp_path / "again.txt"  # type: ignore[operator]
+        again.write_text("More on Marie Curie\n\nMarie Curie visited the Eiffel Tower in Paris.\n")
+        second = rt.loader().load_file(again)
+        asyncio.run(rt.extraction().run(second.chunks, on_commit=rt.commit_documents))
+        assert rt.store.count(None, TG.staleBecause, second.document, g=G) == 0  # stale ones keep their first cause
         reads.clear()
         rebuilt = _build(rt)
         assert not rebuilt.detection.unchanged and reads == ["fact_support"]  # type: ignore[attr-defined]

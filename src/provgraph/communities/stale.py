@@ -40,18 +40,30 @@ def stale_after_removal(store: QuadStore, removal: Sequence[Quad], because: Iri)
     return stale_quads(reports_of(store, communities_with_facts(store, facts)), because)
 
 
+def _current_reports(store: QuadStore) -> dict[Iri, Iri]:
+    """Community → its report, for the reports not already stale."""
+    stale = {q.s for q in store.match(None, TG.stale, None, g=G)}
+    return {q.o: q.s for q in store.match(None, TG.community, None, g=G)
+            if isinstance(q.s, Iri) and isinstance(q.o, Iri) and q.s not in stale}
+
+
 def stale_after_load(store: QuadStore, documents: Sequence[Iri]) -> list[Quad]:
     """The stale marks for the reports of communities that a new fact of ``documents`` touches without being a member.
 
-    One lookup per distinct entity the new facts name and, for facts naming a member entity, one per fact
-    (with the holder's ancestors, cached); nothing beyond one lookup when no communities are stored.
+    A report already stale keeps its first cause and is not looked at again, so once every report is
+    stale a load costs two lookups. Otherwise one lookup per distinct entity the new facts name and,
+    for facts naming a member entity of a current report's community, one per fact (with the holder's
+    ancestors, cached); one lookup when no communities are stored.
     """
     if not documents or not _has_communities(store):
         return []
+    current = _current_reports(store)
     marks: list[Quad] = []
     member_of: dict[Iri, set[Iri]] = {}
     having: dict[Iri, set[Iri]] = {}  # holder → it and its ancestors
     for doc in documents:
+        if not current:
+            break
         subgraphs = [n for n, is_subgraph in store.derived_nodes(doc).items() if is_subgraph]
         facts: set[TripleTerm] = {f for fs in store.facts_of_subgraphs(subgraphs).values() for f in fs
                                   if f.p not in SCHEMA_PREDICATES}
@@ -63,7 +75,8 @@ def stale_after_load(store: QuadStore, documents: Sequence[Iri]) -> list[Quad]:
                     member_of[entity] = {q.s for q in store.match(None, TG.memberEntity, entity, g=G)
                                          if isinstance(q.s, Iri)}
                 around |= member_of[entity]
-            if not around - touched:
+            around = {c for c in around if c in current} - touched
+            if not around:
                 continue
             members: set[Iri] = set()
             for holder in holders(store, fact):
@@ -71,5 +84,7 @@ def stale_after_load(store: QuadStore, documents: Sequence[Iri]) -> list[Quad]:
                     having[holder] = ancestors(store, [holder])
                 members |= having[holder]
             touched |= around - members
-        marks += stale_quads(reports_of(store, touched), doc)
+            if len(touched) == len(current):
+                break
+        marks += stale_quads(sorted((current.pop(c) for c in touched), key=lambda r: r.value), doc)
     return marks
