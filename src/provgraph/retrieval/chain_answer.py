@@ -1,5 +1,10 @@
 """The no-LLM GraphRAG answer along a ranking's chain of passages: the first hop's best sentences, then one
-sentence of the bridge passage (a passage about the bridge entity), each citing its chunk."""
+sentence of the bridge passage (a passage about the bridge entity), each citing its chunk.
+
+The first hop quotes from the ranking's best first-hop passages and the chunks of the selected edges (the
+passages first); its three best sentences come before the bridge sentence, which adds to them rather than
+taking one of their places (on the real-text sets a bridge sentence in the third place cost answers whose
+third sentence held the question's second fact, bench/eval/README.md)."""
 
 from __future__ import annotations
 
@@ -17,19 +22,28 @@ from provgraph.retrieval.sources import chunk_sources
 from provgraph.retrieval.synthesis import Citations, Quote
 from provgraph.store.base import QuadStore
 
-__all__ = ["chain_quotes", "with_chunk_sources", "HOP_POOL"]
+__all__ = ["chain_quotes", "first_hop_chunks", "with_chunk_sources", "HOP_POOL", "FIRST_HOP_PASSAGES"]
 
 HOP_POOL = (4, 2)
 """The best passages of the first hop, of the bridge hop, that hop's sentence is picked from."""
+FIRST_HOP_PASSAGES = 3
+"""The ranking's best first-hop passages quoted from beside the selected edges' chunks (tuned on the dev sets)."""
+FIRST_HOP_SENTENCES = 3
+
+
+def first_hop_chunks(ranking: Ranking, edge_chunks: list[str]) -> list[str]:
+    """The chunks the first hop's sentences are picked from: its best passages, then the selected edges'."""
+    best = [p.chunk for p in ranking.passages if p.hop == 1][:FIRST_HOP_PASSAGES]
+    return list(dict.fromkeys(best + edge_chunks))
 
 
 def chain_quotes(ranking: Ranking, ranker: GraphRanker, librarian: Librarian, embedder: Embedder, question: str,
                  vector: np.ndarray, first: Callable[[int], list[Quote]]) -> list[Quote]:
-    """The chain of evidence. ``first(limit)`` gives the first hop's best-answering sentences (of the selected
-    edges' chunks); without any, the first hop's best passages are quoted. With a bridge passage, the first
-    hop gives its best two sentences and the bridge passage one after them, in chain order."""
+    """The chain of evidence. ``first(limit)`` gives the first hop's best-answering sentences (of
+    :func:`first_hop_chunks`); without any, the first hop's best passages are quoted. With a bridge passage,
+    the bridge passage's best sentence follows the first hop's, in chain order."""
     about = [p for p in ranking.passages if p.hop > 1 and ranker.about(p)]
-    limit = 2 if about else 3  # the bridge sentence after the first hop's best two
+    limit = FIRST_HOP_SENTENCES
     quotes = first(limit)
     if not quotes:
         quotes = _pick(question, vector, embedder, librarian, [p for p in ranking.passages if p.hop == 1][:HOP_POOL[0]],

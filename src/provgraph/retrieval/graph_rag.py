@@ -65,7 +65,7 @@ from provgraph.retrieval.graph_walk import (
     supporting_chunks,
     walk,
 )
-from provgraph.retrieval.chain_answer import chain_quotes, with_chunk_sources
+from provgraph.retrieval.chain_answer import chain_quotes, first_hop_chunks, with_chunk_sources
 from provgraph.retrieval.graph_rank import GraphRanker, Ranking
 from provgraph.retrieval.hybrid import HybridRetriever, Ranked
 from provgraph.retrieval.ranking_trace import ranking_step, relevant
@@ -375,6 +375,8 @@ class GraphRag:
             if fallback is not None:
                 run.warnings.append(f"synthesis fell back to an extractive answer: {fallback}")
             chunks = list(dict.fromkeys(src.chunk for e in chosen for src in found.get(e.edge, ())))
+            if run.ranking is not None and self.ranker is not None:
+                chunks = first_hop_chunks(run.ranking, chunks)
             texts = self.librarian.texts(chunks, missing_ok=True)
             if run.ranking is not None and self.ranker is not None:
                 quotes = chain_quotes(run.ranking, self.ranker, self.librarian, self.embedder, run.question, question,

@@ -1,4 +1,10 @@
-"""A :class:`~provgraph.retrieval.graph_rank.Ranking` as the trace's ranking step (docs/trace-format.md)."""
+"""A :class:`~provgraph.retrieval.graph_rank.Ranking` as the trace's ranking step (docs/trace-format.md).
+
+The step records what placed the passages that count, not the whole ranking: the ``TRACED_PASSAGES`` best
+passages with their scores and path (the bridge hop's passages are among them: they follow the first hop's
+best two) and each hop's ``TRACED_SEEDS`` heaviest seeds. Ten passages and every seed made a GraphRAG trace
+two and a half times the size of the rest of it (a backup of a few traced questions went over a 1 MB body).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,10 @@ from provgraph.rdf import ids
 from provgraph.rdf.terms import Iri, Quad
 from provgraph.retrieval.graph_rank import Ranking
 
-__all__ = ["ranking_step", "relevant"]
+__all__ = ["ranking_step", "relevant", "TRACED_PASSAGES", "TRACED_SEEDS"]
+
+TRACED_PASSAGES = 5
+TRACED_SEEDS = 5
 
 
 def relevant(ranking: Ranking) -> bool:
@@ -19,10 +28,11 @@ def ranking_step(sid: str, question: Iri, ranking: Ranking) -> tuple[Iri, list[Q
     """The ranking step's IRI and quads: each hop's seeds and each passage with its scores and path."""
     iri = ids.ranking_iri(sid)
     seeds = [SeedRecord(Iri(s.id), s.weight, s.how, hop, chunk=s.kind == "chunk")
-             for hop, group in enumerate(ranking.seeds, start=1) for s in group]
+             for hop, group in enumerate(ranking.seeds, start=1)
+             for s in sorted(group, key=lambda s: (-s.weight, s.id))[:TRACED_SEEDS]]
     passages = [PassageRecord(Iri(p.chunk), p.rank, p.score, p.graph_score, p.graph_rank, p.lexical_rank,
                               p.dense_rank, p.hop, Iri(p.bridge) if p.bridge else None, Iri(p.via) if p.via else None)
-                for p in ranking.passages]
+                for p in ranking.passages[:TRACED_PASSAGES]]
     closest = Iri(ranking.passages[0].chunk) if ranking.passages and not relevant(ranking) else None
     return iri, ranking_quads(iri, question=question, seeds=seeds, passages=passages, relevant=relevant(ranking),
                               closest=closest)

@@ -16,6 +16,7 @@ from provgraph.rdf.terms import Iri, Literal, TripleTerm
 from provgraph.rdf.vocab import RDF, TG, XSD
 from provgraph.retrieval.graph_rank import GraphRanker
 from provgraph.retrieval.passage_graph import PassageGraph
+from provgraph.retrieval.ranking_trace import TRACED_PASSAGES, TRACED_SEEDS
 from provgraph.session import Answer
 
 BRIDGE = Path(__file__).resolve().parents[2] / "data" / "bridge"
@@ -121,7 +122,14 @@ def test_the_trace_of_every_ranked_passage_carries_its_scores_and_path(bridge) -
     answer = bridge.graph_rag(QUESTION)
     nodes = _ranking(answer)
     passages = [n for n in nodes.values() if TG.RankedPassage in n.get(RDF.type, [])]
-    assert len(passages) == len(BRIDGE_FILES)  # up to ten: every chunk of this small collection
+    # the five best of the ranking's ten (every chunk of this small collection), each hop's five heaviest seeds
+    assert sorted(p[TG.rank][0].value for p in passages) == [str(i) for i in range(1, TRACED_PASSAGES + 1)]
+    assert len({p[TG.chunk][0] for p in passages}) == TRACED_PASSAGES < len(BRIDGE_FILES)
+    by_hop: dict[str, list[float]] = {}
+    for n in nodes.values():
+        if TG.weight in n:
+            by_hop.setdefault(n[TG.hop][0].value, []).append(float(n[TG.weight][0].value))
+    assert sorted(by_hop) == ["1", "2"] and all(len(w) <= TRACED_SEEDS for w in by_hop.values())
     for p in passages:
         assert {TG.chunk, TG.rank, TG.score, TG.hop} <= set(p)
         assert {TG.graphScore, TG.lexicalRank, TG.denseRank} & set(p)  # some ranking placed it
