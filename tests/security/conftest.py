@@ -35,9 +35,10 @@ def serving(factory: pytest.TempPathFactory, quads: bytes, *args: str) -> Iterat
         yield live
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """An open loopback server whose collection ``c`` holds one quad."""
+    """An open loopback server whose collection ``c`` holds one quad, shared by the suite's modules (a start
+    is most of a test's time): tests on it use collections of their own, and never stop it."""
     with serving(tmp_path_factory, QUAD) as live:
         yield live
 

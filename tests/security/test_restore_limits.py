@@ -85,6 +85,18 @@ def test_a_librarian_snapshot_whose_table_is_a_view_is_refused(archive: bytes, h
                   "provgraph's tables)")
 
 
+def test_a_sparse_member_is_refused_before_it_unpacks(archive: bytes, home: Path) -> None:  # noqa: F811
+    """A GNU sparse member unpacks to its map's real size, which can be far more than it takes in the archive."""
+    entries = members(archive)
+    for info, _ in entries:
+        if info.name == "store.nq":
+            info.type = tarfile.GNUTYPE_SPARSE
+    file = write(home.parent / "sparse.tar", entries)
+    with tarfile.open(file) as tar:
+        assert tar.getmember("store.nq").issparse()
+    restore_fails(home, file, "unexpected sparse member 'store.nq': not a provgraph backup")
+
+
 def test_a_decompression_bomb_is_refused_before_it_unpacks(server: LiveServer) -> None:
     """A 20 MiB tar of zeros in bzip2 is about 100 bytes (the issue's 287 KB wrote 1 GiB)."""
     raw = io.BytesIO()
