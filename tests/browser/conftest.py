@@ -174,8 +174,10 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def viewer(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[Viewer]:
-    """A real ``provgraph serve`` over the corpus plus the hostile document, tokens enabled."""
+def viewer(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+           _corpus_home: Path) -> Iterator[Viewer]:
+    """A real ``provgraph serve`` over the corpus plus the hostile document, tokens enabled. A test module's
+    ``prepare_home(runtime)``, if it has one, runs on the data directory before the server starts."""
     from provgraph.api.tokens import TokenStore
     from provgraph.config import load_settings
     from provgraph.runtime import Runtime
@@ -190,6 +192,9 @@ def viewer(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iter
 
         chunks = [c for name in (HOSTILE_NAME, RETRACTED_NAME) for c in rt.loader().load_file(root / name).chunks]
         asyncio.run(rt.extraction().run(chunks))
+        prepare = getattr(request.module, "prepare_home", None)
+        if prepare is not None:
+            prepare(rt)
     _, token = TokenStore(home).create("default")
     shots = Path(os.environ.get("VIEWER_SCREENSHOTS") or root / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)

@@ -274,7 +274,7 @@ ASK: dict[tuple[str, str], Ask] = {
 }
 WS = ("WS", "/api/v1/socket")
 VIEWER = {"/", "/login", "/ask", "/traces", "/traces/{sid:path}", "/conversations", "/conversations/{cid:path}", "/documents", "/documents/{doc:path}", "/explore",
-          "/explore/{entity:path}"}
+          "/explore/{entity:path}", "/communities", "/communities/{community:path}"}
 
 
 def fill(path: str, o: Owner, *, restore_into: str = "restored") -> str:

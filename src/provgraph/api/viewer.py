@@ -31,7 +31,8 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 PAGE_PATHS = ("/", "/login", "/ask", "/traces", "/traces/{sid:path}", "/conversations", "/conversations/{cid:path}",
-              "/documents", "/documents/{doc:path}", "/explore", "/explore/{entity:path}")
+              "/documents", "/documents/{doc:path}", "/explore", "/explore/{entity:path}",
+              "/communities", "/communities/{community:path}")
 
 
 class _StaticFiles(StaticFiles):

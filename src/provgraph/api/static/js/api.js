@@ -74,6 +74,8 @@ export const api = {
   sparql: (collection, query) => postJson(`/collections/${seg(collection)}/sparql`, { query }),
   entities: (collection, q, limit = 20) => getJson(`/collections/${seg(collection)}/entities`, { q, limit }),
   entity: (collection, iri) => getJson(`/collections/${seg(collection)}/entities/${seg(iri)}`),
+  communities: (collection) => getJson(`/collections/${seg(collection)}/communities`),
+  community: (collection, id) => getJson(`/collections/${seg(collection)}/communities/${seg(id)}`),
   chunkFacts: (collection, chunk) => getJson(`/collections/${seg(collection)}/facts`, { chunk }),
   removal: (collection, doc) => getJson(`/collections/${seg(collection)}/removal/${seg(doc)}`),
   remove: (collection, doc) => send("DELETE", `/collections/${seg(collection)}/documents/${seg(doc)}`),

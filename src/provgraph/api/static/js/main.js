@@ -3,6 +3,7 @@
 import { ApiError, api, session } from "./api.js";
 import { h, link, notice, problem, setContent } from "./dom.js";
 import { askPage } from "./pages/ask.js";
+import { communitiesPage } from "./pages/communities.js";
 import { conversationsPage } from "./pages/conversations.js";
 import { documentPage } from "./pages/document.js";
 import { documentsPage } from "./pages/documents.js";
@@ -19,10 +20,12 @@ const ROUTES = [
   [/^\/documents$/, "Documents", documentsPage],
   [/^\/documents\/(.+)$/, "Document", documentPage],
   [/^\/explore(?:\/(.+))?$/, "Explore", explorePage],
+  [/^\/communities$/, "Communities", communitiesPage],
+  [/^\/communities\/(.+)$/, "Community", communitiesPage],
 ];
 const NAV = [["/", "Ask"], ["/traces", "Traces"], ["/conversations", "Conversations"], ["/documents", "Documents"],
-  ["/explore", "Explore"]];
-const SECTION = { Trace: "Traces", Document: "Documents" }; // a page's place in the top bar
+  ["/explore", "Explore"], ["/communities", "Communities"]];
+const SECTION = { Trace: "Traces", Document: "Documents", Community: "Communities" }; // a page's place in the top bar
 
 function topBar(collections, current, title, user) {
   const chooser = h("select", { id: "collection", "aria-label": "Collection" },
