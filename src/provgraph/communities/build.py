@@ -16,9 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from provgraph.communities.cluster import LeidenParams
-from provgraph.communities.detect import Detection, collector_paused, detect
+from provgraph.communities.detect import Detection, detect
 from provgraph.communities.reports import ReportRun, build_reports
 from provgraph.communities.state import state_update
+from provgraph.gc_pacing import collector_paused
 from provgraph.librarian.base import Librarian
 from provgraph.models.base import ChatModel
 from provgraph.store.base import QuadStore

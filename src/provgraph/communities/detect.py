@@ -11,15 +11,14 @@ Re-running on an unchanged graph writes nothing.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from provgraph.communities.cluster import ALGORITHM, Cluster, LeidenParams, hierarchical_leiden
 from provgraph.communities.graph import EntityGraph, entity_graph
 from provgraph.communities.state import source_fingerprint, stored_state
+from provgraph.gc_pacing import collector_paused
 from provgraph.communities.stored import (
     CommunityHead,
     community_heads,
@@ -33,7 +32,7 @@ from provgraph.rdf.terms import Iri, Quad, TripleTerm
 from provgraph.rdf.vocab import GRAPH_COMMUNITIES, TG
 from provgraph.store.base import QuadStore
 
-__all__ = ["Detection", "detect", "communities_of", "collector_paused"]
+__all__ = ["Detection", "detect", "communities_of"]
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 _BULK_FROM = 50_000  # quads: a larger write with nothing to remove takes the bulk loader
@@ -126,19 +125,6 @@ def _own_facts_moved(store: QuadStore, found: list[CommunityRecord], stored: dic
             remove += store.match(c.iri, TG.memberFact, None, g=GRAPH_COMMUNITIES)
             add += [Quad(c.iri, TG.memberFact, f, GRAPH_COMMUNITIES) for f in c.own]
     return remove, add
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while hundreds of thousands of acyclic term objects are made: each collection
-    walks them all (at 20,000 chunks it was a third of the detection's CPU time). Restored after."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def detect(store: QuadStore, params: LeidenParams | None = None, *, progress: Progress | None = None) -> Detection:
