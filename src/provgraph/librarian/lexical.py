@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from provgraph.errors import StoreError
+from provgraph.librarian.phrase_scores import PhraseScores
 
 __all__ = ["LexicalHit", "LexicalIndex", "Fts5Index", "LEXICAL_DB", "query_terms", "stem"]
 
@@ -124,6 +125,7 @@ class Fts5Index:
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the lexical index in {self.path}: {exc}") from exc
+        self._scores = PhraseScores(self._db)  # each phrase's BM25 rows, kept until a table changes
 
     def _drop_other_tokenizer(self) -> None:
         """Drop a table made with another tokenizer (derived data: the next sync fills it again)."""
@@ -159,6 +161,7 @@ class Fts5Index:
     def _writing(self) -> Iterator[None]:
         """One write transaction under the lock: committed when the block ends, rolled back if it raises."""
         with self._lock:
+            self._scores.forget()
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield
@@ -177,11 +180,14 @@ class Fts5Index:
         terms = query_terms(query)
         if not terms or k < 1:
             return []
-        match = " OR ".join(_match_term(t, prefix=kind == "chunk") for t in terms)
-        sql = f"SELECT id, bm25({table}) AS s FROM {table} WHERE {table} MATCH ? ORDER BY s LIMIT ?"
-        with self._lock:
-            rows = self._db.execute(sql, (f"body : ({match})", k)).fetchall()
-        return [LexicalHit(ident, -float(score), rank) for rank, (ident, score) in enumerate(rows, start=1)]
+        phrases = [_match_term(t, prefix=kind == "chunk") for t in terms]
+        with self._lock:  # = ORDER BY bm25 LIMIT k of the phrases OR-ed, each phrase's rows scored once (kept)
+            best = self._scores.top(table, "body", phrases, k)
+            marks = ",".join("?" * len(best))
+            ids = dict(self._db.execute(f"SELECT rowid, id FROM {table} WHERE rowid IN ({marks})",
+                                        [r for r, _ in best]).fetchall()) if best else {}
+        found = [(ids[row], score) for row, score in best if row in ids]
+        return [LexicalHit(ident, -score, rank) for rank, (ident, score) in enumerate(found, start=1)]
 
     def close(self) -> None:
         with self._lock:
