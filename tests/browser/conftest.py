@@ -107,6 +107,8 @@ class ScriptedLlm:
                 for s, p, o, q in KNOWN_FACTS if q in prompt]}))
         if prompt.startswith("You extract definitions"):
             return chat(json.dumps({"definitions": []}))
+        if prompt.startswith("Rate how much this community report helps"):  # global-rag's map: finding 1 of each
+            return chat(json.dumps({"score": 80, "answer": "This community is one theme.", "findings": [1]}))
         ids = re.findall(r"^([0-9a-f]{8}): (.*)$", prompt, flags=re.M)
         if ids:
             named = [i for i, line in ids if self.keyword in line.lower()]

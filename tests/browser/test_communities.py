@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import RETRACTED_NAME, Viewer, shoot
+from tests.browser.conftest import RETRACTED_NAME, SCRIPTED_ANSWER, Viewer, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -99,6 +99,60 @@ def test_the_list_links_each_community_and_a_finding_opens_its_facts_sentences(p
     expect(page.locator("#community-head")).to_contain_text("level 1")
     page.locator("p.related a", has_text=one["label"]).click()
     expect(page.locator("main h1")).to_have_text(largest["title"])
+
+
+def stored(viewer: Viewer, sid: str) -> dict[str, Any]:
+    response = viewer.api.get(f"/collections/{viewer.collection}/traces/{sid}", params={"provenance": "true"})
+    response.raise_for_status()
+    trace: dict[str, Any] = response.json()
+    return trace
+
+
+def own_sentence(citation: dict[str, Any]) -> dict[str, Any]:
+    """The source of a global citation whose sentence is its finding's (the one the panel opens first)."""
+    flat = " ".join(citation["finding_text"].split())
+    return next(s for f in citation["facts"] for s in f["sources"]
+                if s["evidence"] and " ".join(s["evidence"]["text"].split()) == flat)
+
+
+def test_a_global_question_shows_its_map_and_each_marker_opens_its_findings_sentence(page: Any, viewer: Viewer) -> None:
+    page.goto(viewer.page_url("/"))
+    page.fill("#question", "What are the main themes?")
+    page.check("input[name=mode][value=global-rag]")
+    page.click("#ask")
+    expect(page.locator("#final .answer-text")).to_have_text("".join(SCRIPTED_ANSWER))  # the scripted reduce
+    expect(page.locator("#final")).to_have_attribute("data-citations", "1")  # the stored trace read back
+    href = page.locator("#final a[href^='/traces/']").get_attribute("href")
+    sid = href.split("?")[0].removeprefix("/traces/")
+    trace = stored(viewer, sid)
+    assert trace["type"] == "Global" and len(trace["citations"]) == 1
+    assert page.locator("#steps > li").evaluate_all("items => items.map(li => li.dataset.step)") == ["question", "map"]
+    page.locator("#steps-summary").click()
+    reports = page.locator("#steps li.step-map ol.map-reports > li")
+    expect(reports.locator("a")).to_have_text([r["title"] for r in trace["map"]["reports"]])
+    page.click("#final a.cite")
+    expect(page.locator("#source-panel h2")).to_have_text("Source [1]")
+    expect(page.locator("#source-panel mark.evidence")).to_have_text(own_sentence(trace["citations"][0])["evidence"]["text"])
+    shoot(viewer, page, "ask-global")
+
+
+def test_a_stored_global_answer_without_an_llm_walks_citation_finding_fact_sentence(page: Any, viewer: Viewer) -> None:
+    final = viewer.ask("global-rag", "What are the main themes?", llm="none")
+    trace = stored(viewer, final["session_id"])
+    citations = trace["citations"]
+    assert len(citations) >= 2 and all(f["stored"] for c in citations for f in c["facts"])
+    page.goto(viewer.page_url(f"/traces/{final['session_id']}"))
+    expect(page.locator("main h1")).to_have_text("What are the main themes?")
+    expect(page.locator(".step-map ol.map-reports > li")).to_have_count(len(trace["map"]["reports"]))
+    expect(page.locator(".step-synthesis .answer-text")).to_have_text(trace["answer"])
+    expect(page.locator("ol.citations > li")).to_have_count(len(citations))
+    for i, citation in enumerate(citations):
+        page.locator("ol.citations > li button").nth(i).click()
+        expect(page.locator("#source-panel h2")).to_have_text(f"Source {citation['marker']}")
+        expect(page.locator("#source-panel mark.evidence")).to_have_text(own_sentence(citation)["evidence"]["text"])
+    shoot(viewer, page, "trace-global")
+    page.locator(".step-map ol.map-reports a").first.click()  # a report used leads to its community's page
+    expect(page.locator("main h1")).to_have_text(trace["map"]["reports"][0]["title"])
 
 
 def test_hostile_member_text_and_findings_show_as_characters(page: Any, viewer: Viewer) -> None:

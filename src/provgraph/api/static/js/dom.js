@@ -78,7 +78,7 @@ export function when(iso) {
 }
 
 /** The kinds of question, named the same on every page. */
-export const KIND = { GraphRAG: "GraphRAG", DocRAG: "Document RAG", Agent: "Agent" };
+export const KIND = { GraphRAG: "GraphRAG", DocRAG: "Document RAG", Agent: "Agent", Global: "Global" };
 
 /**
  * An API error as a browser user reads it: a missing thing named as `what`, and no advice to run

@@ -160,3 +160,27 @@ export function conclusionCard(answerEl, reason) {
 export function traceLink(sid, collection, text = sid) {
   return link(`/traces/${encodeURIComponent(sid)}`, text, { collection });
 }
+
+/**
+ * The map of a global answer: the community reports it used, by rank, each with its score, its report's title
+ * (linked to the community's page) and the part of the answer it gave.
+ */
+export function mapCard(map, collection) {
+  const reports = map.reports || [];
+  return card("map", `Used ${reports.length} of ${map.reports_scored ?? "?"} community reports (level ${map.level ?? "?"})`,
+    h("ol", { class: "map-reports" }, reports.map((r) => h("li", { dataset: { community: r.community } },
+      link(`/communities/${encodeURIComponent(r.community)}`, r.title || r.community, { collection }),
+      h("span", { class: "muted" }, ` score ${score(r.score)}`),
+      r.content ? h("p", { class: "excerpt" }, r.content) : null))));
+}
+
+/**
+ * A global answer's citation as the source panel opens one: a cited finding's facts' sources, the one whose
+ * sentence is the finding's own first (``quote``).
+ */
+export function globalCitation(c) {
+  const sources = (c.facts || []).flatMap((f) => f.sources || []);
+  const flat = (text) => String(text || "").split(/\s+/).join(" ").trim();
+  const quote = sources.find((s) => s.evidence && flat(s.evidence.text) === flat(c.finding_text)) || null;
+  return { marker: c.marker, text: c.text, sources, quote };
+}

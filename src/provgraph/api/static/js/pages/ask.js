@@ -5,14 +5,15 @@ import { KIND, h, notice, setContent } from "../dom.js";
 import { focusEdges, values } from "../ntriples.js";
 import { clearPanel, showCitation, showEdge, showSource, sourcePanel } from "../source.js";
 import {
-  answerText, card, chunksCard, conclusionCard, explorationCard, focusCard, groundingCard, questionCard, sourceList,
-  synthesisCard, traceLink,
+  answerText, card, chunksCard, conclusionCard, explorationCard, focusCard, globalCitation, groundingCard, mapCard,
+  questionCard, sourceList, synthesisCard, traceLink,
 } from "../steps.js";
 
 const MODES = [
   ["graph-rag", "GraphRAG", "answer from the knowledge graph's edges"],
   ["document-rag", "Document RAG", "answer from the most similar chunks"],
   ["agent", "Agent", "a ReAct agent using both (needs an LLM)"],
+  ["global-rag", "Global", "answer from the community reports: questions about the whole corpus"],
 ];
 
 export function askPage(main, { collection }) {
@@ -126,6 +127,9 @@ class LiveTrace {
       this.target.append(card("ranking", `Ranked ${values(t, "rankedPassage").length} passages`
         + (bridged ? ` (${bridged} over a bridge entity)` : "")));
     } else if (m.step === "focus") this.target.append(focusCard(focusEdges(t)));
+    else if (m.step === "map") {
+      this.target.append(card("map", `Scored ${values(t, "reportCount")[0] ?? "?"} community reports`));
+    }
     else if (m.step === "synthesis") {
       const answer = this.answerCard();
       if (!answer.textContent) answer.append(values(t, "content")[0] ?? ""); // a tool's answer is not streamed
@@ -202,11 +206,13 @@ class LiveTrace {
     const card = (step) => [...this.root.children].find((li) => li.dataset.step === step);
     try {
       const trace = await api.trace(this.collection, sid);
-      this.citations = trace.citations || [];
+      this.citations = trace.type === "Global" ? (trace.citations || []).map(globalCitation) : trace.citations || [];
       this.answerBox.querySelector("#final")?.setAttribute("data-citations", String(this.citations.length));
       const open = (s) => showSource(this.panel, this.collection, { source: s, evidence: s.evidence || null });
       if (trace.type === "GraphRAG" && trace.focus && card("focus")) {
         card("focus").replaceWith(focusCard(trace.focus.edges, { onPick: (e) => showEdge(this.panel, this.collection, e) }));
+      } else if (trace.type === "Global" && trace.map && card("map")) {
+        card("map").replaceWith(mapCard(trace.map, this.collection));
       } else if (trace.type === "DocRAG" && trace.exploration && card("exploration")) {
         card("exploration").replaceWith(chunksCard(`Retrieved ${trace.exploration.chunk_count ?? "?"} chunks`,
           trace.exploration.chunks, open));
@@ -237,5 +243,6 @@ function kindOf(triples) {
   if (types.some((o) => o.includes("GraphRagQuestion"))) return KIND.GraphRAG;
   if (types.some((o) => o.includes("DocRagQuestion"))) return KIND.DocRAG;
   if (types.some((o) => o.includes("AgentQuestion"))) return KIND.Agent;
+  if (types.some((o) => o.includes("GlobalRagQuestion"))) return KIND.Global;
   return "";
 }

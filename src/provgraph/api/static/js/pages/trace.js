@@ -5,8 +5,8 @@ import { KIND, h, link, notice, problem, setContent, when } from "../dom.js";
 import { drawGraph } from "../graph.js";
 import { showCitation, showEdge, showSource, sourcePanel } from "../source.js";
 import {
-  analysisCard, answerText, chunksCard, conclusionCard, edgeKey, explorationCard, focusCard, groundingCard, rankingCard,
-  questionCard, synthesisCard, traceLink,
+  analysisCard, answerText, chunksCard, conclusionCard, edgeKey, explorationCard, focusCard, globalCitation, groundingCard,
+  mapCard, rankingCard, questionCard, synthesisCard, traceLink,
 } from "../steps.js";
 import { neighbourhood } from "./neighbourhood.js";
 
@@ -98,6 +98,10 @@ class TraceView {
       if (trace.ranking) list.append(rankingCard(trace.ranking, pick));
       if (trace.focus) list.append(focusCard(trace.focus.edges, { onPick: (e) => this.pickEdge(e), retracted: this.retracted }));
       if (trace.synthesis) list.append(synthesisCard(answerText(trace.synthesis.content, this.citer(trace)), this.citationList(trace)));
+    } else if (trace.type === "Global") {
+      const cited = { ...trace, citations: (trace.citations || []).map(globalCitation) };
+      if (trace.map) list.append(mapCard(trace.map, this.collection));
+      if (trace.synthesis) list.append(synthesisCard(answerText(trace.answer || "", this.citer(cited)), this.citationList(cited)));
     } else if (trace.type === "DocRAG") {
       if (trace.exploration) list.append(chunksCard(`Retrieved ${trace.exploration.chunk_count ?? "?"} chunks`, trace.exploration.chunks, pick));
       if (trace.synthesis) {
