@@ -12,7 +12,7 @@ Re-running on an unchanged graph writes nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from provgraph.communities.cluster import ALGORITHM, Cluster, LeidenParams, hierarchical_leiden
@@ -43,14 +43,14 @@ class Detection:
     """What a run did: communities found (by level), kept, added and removed, and the run's IRI."""
 
     run: Iri | None
-    found: list[CommunityRecord]
+    found: list[CommunityRecord] = field(repr=False)  # hundreds of thousands of facts: kept out of a repr
     kept: int
     added: int
     removed: int
     reports_removed: list[Iri]
     entities: int
     facts: int
-    support: dict[TripleTerm, int]
+    support: dict[TripleTerm, int] = field(repr=False)  # (asyncio.run's SIGINT handling reprs a task's result)
     levels: int = 0
     fingerprint: str = ""  # of the subgraphs read (communities/state.py)
     unchanged: bool = False  # the stored state matched: nothing was read or written
