@@ -28,7 +28,7 @@ from provgraph.rdf.terms import Iri, TripleTerm
 from provgraph.rdf.vocab import GRAPH_COMMUNITIES, GRAPH_RETRIEVAL, SCHEMA_PREDICATES, TG
 from provgraph.runtime import Runtime
 from tests.cli_runner import run
-from tests.fakes.scripted_llm import ScriptedChatModel
+from tests.fakes.scripted_llm import Call, ScriptedChatModel
 
 EVAL = Path(__file__).resolve().parents[2] / "bench" / "eval"
 SUBJECTS = {
@@ -176,6 +176,28 @@ def test_with_a_scripted_llm_the_map_and_reduce_cite_findings_that_resolve(mixed
         assert kinds.count("json") <= 8 and kinds.count("stream") == 1  # bounded: map_limit + 1
         assert final.usage.llm_calls == len(llm.calls)
         assert _assert_citations_resolve(rt, final) == 2
+
+
+class _Hanging(ScriptedChatModel):
+    """A model that never answers: every call waits until the question's deadline cancels it."""
+
+    async def complete_json(self, messages: object, **options: object) -> object:  # type: ignore[override]
+        self.calls.append(Call("json", list(messages), options.get("schema_name")))  # type: ignore[arg-type,call-overload]
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+def test_a_model_that_never_answers_is_cut_off_by_the_deadline_and_the_answer_falls_back(mixed: Settings) -> None:
+    from provgraph.communities.global_rag import GlobalParams
+
+    llm = _Hanging(lambda call: "never used")
+    with Runtime(mixed, llm=llm) as rt:
+        final = _ask(rt.global_rag(GlobalParams(question_deadline=0.5, map_limit=3)), THEMES)[-1]
+        assert isinstance(final, Final), final
+        assert 0 < len(llm.calls) <= 3  # bounded by map_limit, each cut off at the deadline
+        assert any("scored without the LLM" in w for w in final.warnings), final.warnings
+        assert any("reduce fell back to an extractive answer" in w for w in final.warnings), final.warnings
+        assert _assert_citations_resolve(rt, final) >= 1  # the extractive answer still cites what it rests on
 
 
 def test_removing_one_subject_marks_exactly_its_reports_stale_and_a_rebuild_drops_them(mixed: Settings) -> None:
