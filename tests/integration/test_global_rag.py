@@ -41,10 +41,19 @@ SUBJECT_OF = {document_iri(p.name).value: s for s, paths in SUBJECTS.items() for
 THEMES = "What are the main themes?"
 
 
+_TEMPLATE: list[str] = []  # in a suite-on-PostgreSQL run: the database the mixed corpus was built into
+
+
 @pytest.fixture(scope="module")
 def _mixed_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.services import suite_on_postgres, suite_template
+
     home = tmp_path_factory.mktemp("mixed")
-    settings = load_settings(home=str(home), collection="mixed", llm="none")
+    extra = {}
+    if suite_on_postgres():  # into a template database, copied for each test (as tests/corpus_fixture.py does)
+        _TEMPLATE[:] = [suite_template("mixed")]
+        extra = {"store_url": _TEMPLATE[0]}
+    settings = load_settings(home=str(home), collection="mixed", llm="none", **extra)
     with Runtime(settings) as rt:
         loader = rt.loader()
         chunks = [c for paths in SUBJECTS.values() for p in paths for c in loader.load_file(p).chunks]
@@ -59,6 +68,12 @@ def mixed(_mixed_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     home = tmp_path / "mixed-copy"
     shutil.copytree(_mixed_home, home)
     monkeypatch.setenv("PROVGRAPH_HOME", str(home))
+    if _TEMPLATE:
+        from tests.services import suite_store_url
+
+        url = suite_store_url(_TEMPLATE[0])
+        monkeypatch.setenv("PROVGRAPH_STORE_URL", url)
+        return load_settings(home=str(home), collection="mixed", llm="none", store_url=url)
     return load_settings(home=str(home), collection="mixed", llm="none")
 
 
