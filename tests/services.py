@@ -181,6 +181,12 @@ def suite_template(name: str) -> str:
     return url
 
 
+def suite_module_database(name: str, template: str) -> str:
+    """The URL of a database of one test module's own, ``suite_mod_<name>_<worker>``, copied from a filled
+    :func:`suite_template` URL: for a module-scoped fixture (a server) that outlives each test's fresh database."""
+    return _database(f"suite_mod_{name}_{_worker()}", template.rsplit("/", 1)[1])
+
+
 def suite_store_url(template: str | None = None) -> str:
     """The PostgreSQL URL for one test of a suite-on-PostgreSQL run: a fresh database of the worker's, empty (with
     pgvector) or copied from a filled :func:`suite_template` URL."""

@@ -38,14 +38,21 @@ class Users:
 
 @pytest.fixture(scope="module")
 def users(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[Users]:
+    from tests import corpus_fixture
+    from tests.services import suite_module_database
+
     home = tmp_path_factory.mktemp("communities") / "home"
     shutil.copytree(_corpus_home, home)
-    with Runtime(load_settings(home=str(home), collection=COLLECTION, llm="none")) as rt:
+    env = {}  # in a suite-on-PostgreSQL run: the corpus copied into a database of this module's, served from there
+    if corpus_fixture._CORPUS_TEMPLATE is not None:
+        env["PROVGRAPH_STORE_URL"] = suite_module_database("communities_api", corpus_fixture._CORPUS_TEMPLATE)
+    with Runtime(load_settings(home=str(home), collection=COLLECTION, llm="none",
+                               store_url=env.get("PROVGRAPH_STORE_URL"))) as rt:
         asyncio.run(build(rt.store, rt.librarian))
     tokens = TokenStore(home)
     _, owner = tokens.create("default")
     _, other = tokens.create("mallory")
-    with live_server(home) as server:
+    with live_server(home, env=env) as server:
         base = server.url + "/api/v1"
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {owner}"}, timeout=120) as a, \
                 httpx.Client(base_url=base, headers={"Authorization": f"Bearer {other}"}, timeout=120) as b:
