@@ -16,6 +16,7 @@ writes their completion records). A failed write ends the run and drops what was
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from provgraph.rdf.terms import Iri, Quad
 from provgraph.rdf.vocab import GRAPH_SOURCE, RDF, TG
 from provgraph.store.base import QuadStore
 from provgraph.store.support import subgraph_removal
-from provgraph.vectors.base import VectorIndex
+from provgraph.vectors.base import CHUNKS, ENTITIES, VectorIndex
 
 __all__ = ["ChunkOutcome", "ExtractionPipeline", "subgraph_for"]
 
@@ -221,7 +222,8 @@ class ExtractionPipeline:
             key = e.iri.value
             entry = self._entities.get(key)
             if entry is None:  # first mention in this batch: the stored definition, this batch's chunks
-                entry = self._entities[key] = {"definition": known.get(key, {}).get("definition"), "chunks": {}}
+                entry = self._entities[key] = {"definition": known.get(key, {}).get("definition"), "chunks": {},
+                                               "stored": key in known}
             entry["label"] = e.label
             entry["definition"] = e.definition or entry["definition"]
             entry["chunks"][chunk.iri.value] = None  # an ordered set: a mention costs O(1), not O(chunks)
@@ -236,16 +238,19 @@ class ExtractionPipeline:
 
         The quads are a chunk's commit point (``only_missing`` redoes a chunk without them): a batch cut between the
         two (a crash, a database restart) is redone whole, its vectors' upserts changing nothing; quads first would
-        leave their chunks done without vectors."""
+        leave their chunks done without vectors. A quad write that fails takes back the vectors the batch added."""
         self._batched = 0
         self._batch_started = time.monotonic()
         if self._failed:
             return
         ready, self._ready = self._ready, []
         try:
-            if self.embedder is not None:
-                self._upsert_vectors()
-            self._write_quads()
+            written = self._upsert_vectors() if self.embedder is not None else {}
+            try:
+                self._write_quads()
+            except BaseException:
+                self._remove_vectors(written)
+                raise
         except BaseException:
             self._drop()
             raise
@@ -272,8 +277,10 @@ class ExtractionPipeline:
             known.update(zip(missing, self.embedder.embed(missing)))
         return np.stack([known[t] for t in texts]) if texts else np.empty((0, self.embedder.dimension))
 
-    def _upsert_vectors(self) -> None:
+    def _upsert_vectors(self) -> dict[str, list[str]]:
+        """Write the batch's vectors; the ids each index did not hold before (what a failed quad write takes back)."""
         assert self.embedder is not None
+        new: dict[str, list[str]] = {}
         if self._entities and self.entity_index is not None:
             ids = list(self._entities)
             payloads = [{"entity": i, "label": e["label"], "definition": e["definition"], "chunks": list(e["chunks"])}
@@ -281,9 +288,26 @@ class ExtractionPipeline:
             texts = [entity_text(p["label"], p["definition"]) for p in payloads]
             # the stored chunk list is extended by this batch's chunks: a batch costs what it adds, not the list
             self.entity_index.upsert(ids, self._embed_texts(texts), payloads, extend=("chunks",))
+            new[ENTITIES] = [i for i in ids if not self._entities[i]["stored"]]
         if self._chunks and self.chunk_index is not None:
             ids = list(self._chunks)
+            stored = self.chunk_index.get(ids, fields=("document",))
             self.chunk_index.upsert(ids, self.embedder.embed([self._chunks[i][1] for i in ids]),
                                     [self._chunks[i][0] for i in ids])
+            new[CHUNKS] = [i for i in ids if i not in stored]
         self._entities.clear()
         self._chunks.clear()
+        return new
+
+    def _remove_vectors(self, written: dict[str, list[str]]) -> None:
+        """Take back the vectors a batch added before its quads failed, so the failed batch commits nothing.
+
+        Records the indexes held before stay: an entity known from an earlier batch keeps its vector (its chunk list
+        may name this batch's chunks until they are extracted again; the redo adds nothing twice). When the index
+        cannot be written either (the database is away), the quad write's error is the one raised: the batch's
+        chunks are not marked done, so the next run redoes them and ``check --repair`` drops what is left."""
+        for name, ids in written.items():
+            index = self.entity_index if name == ENTITIES else self.chunk_index
+            if ids and index is not None:
+                with contextlib.suppress(Exception):
+                    index.delete(ids)
