@@ -25,6 +25,8 @@ def _why(p: RetrievedPassage, names: dict[str, str]) -> str:
         parts.append(f"lexical #{p.lexical_rank}")
     if p.dense_rank is not None:
         parts.append(f"dense #{p.dense_rank}")
+    if p.covers is not None:
+        parts.append(f"first for {p.covers!r}")
     if p.bridge is not None:
         parts.append(f"hop {p.hop} via {names.get(p.bridge, p.bridge)}")
     return ", ".join(parts)

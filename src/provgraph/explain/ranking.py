@@ -41,6 +41,7 @@ class RankedPassageView:
     bridge: Iri | None
     bridge_label: str | None
     via: Iri | None
+    covers: str | None = None  # the name of the question it was moved forward for (a comparison)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +75,7 @@ def ranking_of(node: Node, graph: TraceGraph, chunk: Callable[[Iri], ChunkRef],
         passages.append(RankedPassageView(
             chunk(c), p.integer(TG.rank), p.number(TG.score), p.number(TG.graphScore), p.integer(TG.graphRank),
             p.integer(TG.lexicalRank), p.integer(TG.denseRank), p.integer(TG.hop), bridge,
-            label(bridge) if bridge is not None else None, p.iri_of(TG.bridgedFrom)))
+            label(bridge) if bridge is not None else None, p.iri_of(TG.bridgedFrom), p.text(TG.covers)))
     relevant = node.one(TG.relevant)
     return RankingView(
         node.iri, not (isinstance(relevant, Literal) and relevant.value == "false"), node.iri_of(TG.closest),
@@ -88,6 +89,8 @@ def _why(p: RankedPassageView) -> str:
         parts.append(f"graph #{p.graph_rank} ({p.graph_score:.4f})")
     parts += [f"lexical #{p.lexical_rank}"] if p.lexical_rank is not None else []
     parts += [f"dense #{p.dense_rank}"] if p.dense_rank is not None else []
+    if p.covers is not None:
+        parts.append(f"first for {p.covers!r}")
     if p.bridge is not None:
         parts.append(f"hop {p.hop} via {p.bridge_label or p.bridge.value}")
     return ", ".join(parts)
@@ -116,5 +119,5 @@ def ranking_json(r: RankingView, chunk: Callable[[ChunkRef], dict[str, Any]]) ->
         "passages": [{**chunk(p.chunk), "rank": p.rank, "score": p.score, "graph_score": p.graph_score,
                       "graph_rank": p.graph_rank, "lexical_rank": p.lexical_rank, "dense_rank": p.dense_rank,
                       "hop": p.hop, "bridge": p.bridge.value if p.bridge else None, "bridge_label": p.bridge_label,
-                      "via": p.via.value if p.via else None} for p in r.passages],
+                      "via": p.via.value if p.via else None, "covers": p.covers} for p in r.passages],
     }

@@ -3,7 +3,8 @@
 One ``tg:Ranking`` entity per question: each hop's seeds (``tg:RankSeed``: the entity or chunk, its
 weight, how it was linked, its hop) and each ranked passage (``tg:RankedPassage``: chunk, rank, fused
 score, graph score and rank, lexical and dense ranks, hop, and for a bridge hop the entity that brought
-it in and the passage that entity came from). ``tg:relevant false`` with ``tg:closest`` records a
+it in and the passage that entity came from; ``tg:covers``, the question's name a passage was moved forward
+for). ``tg:relevant false`` with ``tg:closest`` records a
 question nothing in the collection was relevant to (see docs/trace-format.md).
 """
 
@@ -46,6 +47,7 @@ class PassageRecord:
     hop: int
     bridge: Iri | None = None
     via: Iri | None = None
+    covers: str | None = None
 
 
 def ranking_quads(ranking: Iri, *, question: Iri, seeds: Sequence[SeedRecord], passages: Sequence[PassageRecord],
@@ -78,4 +80,6 @@ def ranking_quads(ranking: Iri, *, question: Iri, seeds: Sequence[SeedRecord], p
             q.add(node, TG.bridgeEntity, p.bridge)
         if p.via is not None:
             q.add(node, TG.bridgedFrom, p.via)
+        if p.covers is not None:
+            q.text(node, TG.covers, p.covers)
     return q.items

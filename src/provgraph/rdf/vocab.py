@@ -127,7 +127,7 @@ TG = Namespace(
         # graph-ranked passages (docs/trace-format.md, "Ranking")
         "Ranking", "RankedPassage", "RankSeed", "rankedPassage", "weight", "linkedBy", "hop",
         "graphScore", "graphRank", "lexicalRank", "denseRank", "bridgeEntity", "bridgedFrom", "closest",
-        "relevant",
+        "relevant", "covers",
     ],
 )
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from provgraph.librarian.lexical import query_terms
+from provgraph.retrieval.coverage import cover, question_names
 from provgraph.retrieval.hybrid import DENSE, LEXICAL, RRF_K, HybridRetriever, Ranked, fuse
 from provgraph.retrieval.passage_graph import PassageGraph
 
@@ -45,6 +46,7 @@ class RankParams:
     bridge_entities: int = 3
     pool: int = 30
     common_noun_weight: float = 0.3  # a seed's link weight when its label is a common noun phrase, not a name
+    cover: bool = True  # a passage for each name the question says first (comparisons)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,7 @@ class PassageScore:
     hop: int
     bridge: str | None = None  # the entity that brought it in (hop 2)
     via: str | None = None  # the first-hop passage that entity came from
+    covers: str | None = None  # the question's name it was moved forward for (:mod:`~provgraph.retrieval.coverage`)
     text: str | None = field(default=None, compare=False, repr=False)
 
 
@@ -115,6 +118,8 @@ class GraphRanker:
         entities = self.retriever.entities(question, vector, p.entity_limit)
         seeds = self._entity_seeds(entities) + self._passage_seeds(hits)
         first = self._fused(hits, seeds, 1)
+        if p.cover:
+            first = cover(question, first, question_names(question, entities, self.retriever.names), self.graph.chunks_of)
         passages = first[:k]
         hops: list[tuple[Seed, ...]] = [tuple(seeds)]
         if bridge and first:
@@ -127,7 +132,7 @@ class GraphRanker:
         linked = any(s.how == "exact" for s in seeds)
         is_relevant = linked or (similarity is not None and similarity >= RELEVANCE_FLOOR)
         ranked = tuple(PassageScore(s.chunk, i, s.score, s.graph_score, s.graph_rank, s.lexical_rank, s.dense_rank,
-                                    s.hop, s.bridge, s.via, s.text) for i, s in enumerate(passages, start=1))
+                                    s.hop, s.bridge, s.via, s.covers, s.text) for i, s in enumerate(passages, start=1))
         return Ranking(ranked, tuple(hops), self.graph.chunk_count, tuple(entities), is_relevant, similarity)
 
     def _named(self, entity: str) -> bool:
@@ -177,7 +182,7 @@ class GraphRanker:
             g = graph_rank.get(r.id)
             out.append(PassageScore(r.id, 0, r.score, g[1] if g else None, g[0] if g else None,
                                     _rank_of(hit, LEXICAL) if hit else None, _rank_of(hit, DENSE) if hit else None,
-                                    hop, bridge, via, hit.text if hit else None))
+                                    hop, bridge, via, text=hit.text if hit else None))
         out.sort(key=lambda s: (s.chunk in demoted, -s.score, s.chunk))
         return out
 
@@ -218,7 +223,7 @@ class GraphRanker:
 
     def _merge(self, first: Sequence[PassageScore], second: Sequence[PassageScore], k: int) -> list[PassageScore]:
         """The first hop's best, then the bridge hop's and the first hop's others interleaved, each once."""
-        keep = list(first[: self.params.first_hop_keep])
+        keep = list(first[: max(self.params.first_hop_keep, sum(s.covers is not None for s in first))])
         taken = {s.chunk for s in keep}
         rest_first = [s for s in first[len(keep):] if s.chunk not in taken]
         rest_second = [s for s in second if s.chunk not in taken]

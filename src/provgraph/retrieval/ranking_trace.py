@@ -31,7 +31,8 @@ def ranking_step(sid: str, question: Iri, ranking: Ranking) -> tuple[Iri, list[Q
              for hop, group in enumerate(ranking.seeds, start=1)
              for s in sorted(group, key=lambda s: (-s.weight, s.id))[:TRACED_SEEDS]]
     passages = [PassageRecord(Iri(p.chunk), p.rank, p.score, p.graph_score, p.graph_rank, p.lexical_rank,
-                              p.dense_rank, p.hop, Iri(p.bridge) if p.bridge else None, Iri(p.via) if p.via else None)
+                              p.dense_rank, p.hop, Iri(p.bridge) if p.bridge else None, Iri(p.via) if p.via else None,
+                              p.covers)
                 for p in ranking.passages[:TRACED_PASSAGES]]
     closest = Iri(ranking.passages[0].chunk) if ranking.passages and not relevant(ranking) else None
     return iri, ranking_quads(iri, question=question, seeds=seeds, passages=passages, relevant=relevant(ranking),

@@ -55,6 +55,7 @@ class RetrievedPassage:
     hop: int = 1
     bridge: str | None = None
     via: str | None = None
+    covers: str | None = None  # the question's name it was moved forward for (a comparison)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +180,7 @@ class Retriever:
             out.append(RetrievedPassage(rank=len(out) + 1, chunk=s.chunk, text=text, score=s.score, **where,
                                         graph_score=s.graph_score, graph_rank=s.graph_rank,
                                         lexical_rank=s.lexical_rank, dense_rank=s.dense_rank, hop=s.hop,
-                                        bridge=s.bridge, via=s.via))
+                                        bridge=s.bridge, via=s.via, covers=s.covers))
         return out
 
     def _facts(self, chunks: Sequence[str]) -> list[RetrievedFact]:
