@@ -228,6 +228,38 @@ def test_document_rag_lists_the_retrieved_chunks_each_opening_its_text(page: Any
     shoot(viewer, page, "ask-document-rag")
 
 
+def ranked_passages_open_their_text(page: Any, viewer: Viewer, card: Any, passages: list[dict[str, Any]]) -> None:
+    """The ranking card lists ``passages`` in rank order, each with its rank, each opening its own chunk's text."""
+    buttons = card.locator("ul.sources button")
+    expect(buttons).to_have_count(len(passages))
+    shown = page.locator("#source-panel blockquote")
+    for i, p in enumerate(passages):
+        expect(card.locator("ul.sources .marker").nth(i)).to_contain_text(f"#{p['rank']}")
+        buttons.nth(i).click()
+        expect(shown).to_have_attribute("data-chunk", p["source"]["chunk"])
+        assert shown.text_content() == record_text(viewer, p["source"]["chunk"])
+
+
+def test_the_ranking_step_lists_its_best_passages_each_opening_its_text(page: Any, viewer: Viewer) -> None:
+    page.goto(viewer.page_url("/"))
+    page.fill("#question", "Who discovered polonium?")
+    page.check("input[name=mode][value=graph-rag]")
+    page.click("#ask")
+    expect(page.locator("#final[data-citations]")).to_have_count(1)  # the stored trace is read back
+    sid = page.locator("#final a >> text=/^[0-9a-f-]{36}$/").text_content()
+    ranked = stored_trace(viewer, sid)["ranking"]["passages"]
+    passages = [p for p in ranked if p["source"]]
+    assert 1 < len(passages) <= len(ranked) <= 5  # the ranking step records the five best
+    page.click("#steps-summary")
+    ranking = page.locator("#steps > li.step-ranking")
+    expect(ranking.locator("h3")).to_have_text(f"Ranked {len(ranked)} passages")
+    ranked_passages_open_their_text(page, viewer, ranking, passages)
+    shoot(viewer, page, "ask-ranking")
+
+    page.goto(viewer.page_url(f"/traces/{sid}"))
+    ranked_passages_open_their_text(page, viewer, page.locator("ol.steps > li.step-ranking"), passages)
+
+
 def test_agent_iterations_show_their_sub_traces_live_and_stored(page: Any, viewer: Viewer) -> None:
     page.goto(viewer.page_url("/"))
     page.fill("#question", "Who discovered polonium?")

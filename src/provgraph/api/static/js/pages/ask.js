@@ -6,7 +6,7 @@ import { focusEdges, values } from "../ntriples.js";
 import { clearPanel, showCitation, showEdge, showSource, sourcePanel } from "../source.js";
 import {
   answerText, card, chunksCard, conclusionCard, explorationCard, focusCard, globalCitation, groundingCard, mapCard,
-  questionCard, sourceList, synthesisCard, traceLink,
+  questionCard, rankingCard, sourceList, synthesisCard, traceLink,
 } from "../steps.js";
 
 const MODES = [
@@ -200,8 +200,8 @@ class LiveTrace {
     if (m.session_id && !m.end_of_dialog) this.upgrade(m.session_id);
   }
 
-  /** Once stored, the trace is read back with labels and sources: the focus edges (GraphRAG) and the
-   * retrieved chunks (Document RAG) then open their text. */
+  /** Once stored, the trace is read back with labels and sources: the ranked passages and focus edges
+   * (GraphRAG) and the retrieved chunks (Document RAG) then open their text. */
   async upgrade(sid) {
     const card = (step) => [...this.root.children].find((li) => li.dataset.step === step);
     try {
@@ -209,6 +209,9 @@ class LiveTrace {
       this.citations = trace.type === "Global" ? (trace.citations || []).map(globalCitation) : trace.citations || [];
       this.answerBox.querySelector("#final")?.setAttribute("data-citations", String(this.citations.length));
       const open = (s) => showSource(this.panel, this.collection, { source: s, evidence: s.evidence || null });
+      if (trace.type === "GraphRAG" && trace.ranking && card("ranking")) {
+        card("ranking").replaceWith(rankingCard(trace.ranking, open));
+      }
       if (trace.type === "GraphRAG" && trace.focus && card("focus")) {
         card("focus").replaceWith(focusCard(trace.focus.edges, { onPick: (e) => showEdge(this.panel, this.collection, e) }));
       } else if (trace.type === "Global" && trace.map && card("map")) {
