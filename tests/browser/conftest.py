@@ -76,6 +76,12 @@ class ScriptedLlm:
     keyword: str = "polonium"  # edge selection picks the edges naming it
     flaky: bool = False  # extraction of a chunk naming FLAKY_WORD answers garbage
     answer: Any = None  # a function (synthesis prompt) -> answer pieces, else SCRIPTED_ANSWER
+    extraction_gate: threading.Event | None = None  # relationships of a chunk naming FLAKY_WORD wait for it
+
+    def hold_extraction(self) -> threading.Event:
+        """Hold the relationship extraction of chunks naming FLAKY_WORD until the returned event is set."""
+        self.extraction_gate = threading.Event()
+        return self.extraction_gate
 
     def hold(self) -> threading.Event:
         """Hold the next answers back until the returned event is set."""
@@ -83,9 +89,10 @@ class ScriptedLlm:
         return self.gate
 
     def release(self) -> None:
-        if self.gate is not None:
-            self.gate.set()
-            self.gate = None
+        for gate in (self.gate, self.extraction_gate):
+            if gate is not None:
+                gate.set()
+        self.gate = self.extraction_gate = None
 
     def respond(self, request: Recorded) -> Reply | None:
         body = request.body if isinstance(request.body, dict) else {}
@@ -100,11 +107,13 @@ class ScriptedLlm:
         if "You are a research agent" in prompt:
             return chat(json.dumps(self._agent_step(messages)))
         if prompt.startswith("You extract relationships"):
-            if self.flaky and FLAKY_WORD in prompt:
-                return chat("the model wandered off and wrote no JSON")
-            return chat(json.dumps({"relationships": [
-                {"subject": s, "predicate": p, "object": o, "object_is_literal": False, "quote": q}
-                for s, p, o, q in KNOWN_FACTS if q in prompt]}))
+            reply = chat("the model wandered off and wrote no JSON") if self.flaky and FLAKY_WORD in prompt else chat(
+                json.dumps({"relationships": [
+                    {"subject": s, "predicate": p, "object": o, "object_is_literal": False, "quote": q}
+                    for s, p, o, q in KNOWN_FACTS if q in prompt]}))
+            if FLAKY_WORD in prompt:
+                reply.gate = self.extraction_gate
+            return reply
         if prompt.startswith("You extract definitions"):
             return chat(json.dumps({"definitions": []}))
         if prompt.startswith("Rate how much this community report helps"):  # global-rag's map: finding 1 of each

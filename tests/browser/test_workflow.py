@@ -56,9 +56,16 @@ def marks_of_each_citation(page: Any, count: int) -> list[str]:
 
 def test_upload_watch_retry_ask_cite_remove_and_the_trace_goes_stale(page: Any, viewer: Viewer) -> None:
     viewer.llm.flaky, viewer.llm.keyword, viewer.llm.answer = True, "pike", pike_answer
+    held = viewer.llm.hold_extraction()  # Clark's relationships wait: the job is seen while it runs
     page.goto(viewer.page_url("/documents"))
     drop(page, "#drop", [PIKE, CLARK])
     job = page.locator("article.job").first
+    expect(job).to_have_attribute("data-status", "running")
+    clark = job.locator("tr[data-file='clark.md']")
+    expect(clark.locator("td.doc-status")).to_have_text("extracting")
+    expect(clark.locator("td.num").first).to_have_text(re.compile(r"^[01] / 2$"))  # definitions, relationships
+    assert job.locator("li.failure").count() == 0 and job.locator("button.retry").count() == 0
+    held.set()  # the same page follows the job to its end, without a reload
     expect(job).to_have_attribute("data-status", "done")
     rows = job.locator("table.job-documents tbody tr")
     expect(rows).to_have_count(2)
@@ -95,8 +102,13 @@ def test_upload_watch_retry_ask_cite_remove_and_the_trace_goes_stale(page: Any, 
     assert marks_of_each_citation(page, 3) == sentences
 
     page.goto(viewer.page_url("/documents"))
-    page.locator("tr[data-document='urn:doc:pike.txt'] button.remove").click()
+    remove = page.locator("tr[data-document='urn:doc:pike.txt'] button.remove")
     dialog = page.locator("dialog#confirm-remove")
+    remove.click()
+    dialog.locator("#confirm-no").click()  # cancelled: nothing removed
+    expect(dialog).to_be_hidden()
+    assert viewer.api.get(f"/collections/{viewer.collection}/documents/pike.txt").status_code == 200
+    remove.click()
     expect(dialog.locator(".stale-count")).to_contain_text("1 stored trace become stale")
     expect(dialog.locator("ul.stale-traces a")).to_have_text([QUESTION])
     expect(dialog.locator("ul.retracts")).to_contain_text("1 chunk")
