@@ -306,5 +306,37 @@ def shoot(viewer: Viewer, page: Any, name: str) -> Path:
     return path
 
 
+GRAPH_LABELS = """async (id) => {
+  const g = await import('/static/js/graph.js');
+  const cy = g.graphOf(document.getElementById(id));
+  const boxes = [];
+  let smallest = Infinity;
+  cy.nodes().forEach((n) => {
+    const b = g.labelBox(n);
+    if (!b) return;
+    boxes.push([n.data('label'), b]);
+    smallest = Math.min(smallest, parseFloat(n.style('font-size')) * cy.zoom());
+  });
+  const overlaps = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, b] = [boxes[i][1], boxes[j][1]];
+    if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) overlaps.push([boxes[i][0], boxes[j][0]]);
+  }
+  const edgeLabels = cy.edges().filter((e) => e.style('label')).length;
+  return { nodes: cy.nodes().length, labelled: boxes.length, smallest_px: smallest, overlaps, edgeLabels };
+}"""
+
+
+def graph_labels(page: Any, container: str) -> dict[str, Any]:
+    """The graph drawn in element ``container`` once drawn: node count, labels shown, their smallest size on
+    screen and any two that overlap; fails unless the labels are readable (11.5 px and up) and apart."""
+    page.wait_for_function(
+        "async (id) => (await import('/static/js/graph.js')).graphOf(document.getElementById(id)) !== null", arg=container)
+    got: dict[str, Any] = page.evaluate(GRAPH_LABELS, container)
+    assert got["smallest_px"] >= 11.5, got
+    assert got["overlaps"] == [], got
+    return got
+
+
 __all__ = ["Viewer", "Watch", "shoot", "HOSTILE_NAME", "HOSTILE_TEXT", "RETRACTED_NAME", "SCRIPTED_ANSWER",
-           "AGENT_ANSWER", "KNOWN_FACTS", "FLAKY_WORD", "new_page"]
+           "AGENT_ANSWER", "KNOWN_FACTS", "FLAKY_WORD", "new_page", "graph_labels"]

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import FLAKY_WORD, KNOWN_FACTS, Viewer, shoot
+from tests.browser.conftest import FLAKY_WORD, KNOWN_FACTS, Viewer, graph_labels, shoot
 
 pytestmark = pytest.mark.browser
 PIKE = ("pike.txt", " ".join(q for s, _, _, q in KNOWN_FACTS if "Pike" in q) + "\n")
@@ -154,10 +154,12 @@ def test_the_explorer_finds_an_entity_shows_its_facts_sources_and_grows_step_by_
     canvas = page.locator("#explore-graph")
     before = int(canvas.get_attribute("data-entities") or 0)
     assert before > 1  # the entity and its neighbours
+    assert graph_labels(page, "explore-graph")["labelled"] >= 2  # readable, apart, at the fitted zoom
     neighbour = page.locator("#entity ul.neighbours li").first
     neighbour.locator("button.expand").click()
     expect(neighbour.locator("button.expand")).to_have_text("Expanded")
     assert int(canvas.get_attribute("data-entities") or 0) > before
+    graph_labels(page, "explore-graph")  # laid out again: still readable and apart
     name = neighbour.locator("button.open-entity").text_content()
     neighbour.locator("button.open-entity").click()
     expect(page.locator("#entity h2")).to_have_text(name)
