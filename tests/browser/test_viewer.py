@@ -25,6 +25,8 @@ from tests.browser.conftest import (
 
 pytestmark = pytest.mark.browser
 HOSTILE_DOC = f"urn:doc:{HOSTILE_NAME}"
+NEWCOMER_FILES = [("first-notes.txt", "Ada Lovelace wrote the first program.\n"),
+                  ("second-notes.txt", "Charles Babbage designed the Analytical Engine.\n")]
 
 
 def doc_path(iri: str) -> str:
@@ -153,6 +155,19 @@ def test_a_new_user_without_collections_is_sent_to_upload_not_to_the_cli(
         expect(tab.locator("main h1")).to_have_text("Documents · default")
         expect(tab.locator("#document-list")).to_have_text("No documents yet: add some above.")
         expect(tab.locator("#user")).to_have_text("User newcomer")
+        files = [{"name": name, "mimeType": "text/plain", "buffer": text.encode()} for name, text in NEWCOMER_FILES]
+        tab.set_input_files("#files", files=files)  # "choose files", several at once
+        expect(tab.locator("article.job").first).to_have_attribute("data-status", "done")
+        expect(tab.locator("table.documents tbody tr")).to_have_count(len(files))
+        # loaded for the token's user, not into user default's collections
+        uploaded = {f"urn:doc:{n}" for n, _ in NEWCOMER_FILES}
+        mine = httpx.get(f"{viewer.url}/api/v1/collections/default/documents",
+                         headers={"Authorization": f"Bearer {token}"}).json()
+        assert {d["id"] for d in mine} == uploaded
+        for c in viewer.api.get("/collections").json():
+            assert c["user"] == "default"
+            response = viewer.api.get(f"/collections/{c['collection']}/documents")
+            assert response.status_code == 404 or not {d["id"] for d in response.json()} & uploaded, c
     finally:
         tab.context.close()
 
