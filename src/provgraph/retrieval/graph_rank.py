@@ -112,6 +112,10 @@ class GraphRanker:
 
     def rank(self, question: str, vector: np.ndarray | None, k: int, *, bridge: bool = True) -> Ranking:
         """The ``k`` best passages for ``question`` (``vector``: its embedding, or None for lexical only)."""
+        with self.retriever.one_question():  # the hops' dense searches of the same vector are one search
+            return self._rank(question, vector, k, bridge=bridge)
+
+    def _rank(self, question: str, vector: np.ndarray | None, k: int, *, bridge: bool) -> Ranking:
         p = self.params
         self.graph.sync()
         hits = self.retriever.chunks(question, vector, p.pool)

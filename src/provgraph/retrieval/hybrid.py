@@ -17,7 +17,9 @@ every chunk id nor every label.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -30,7 +32,7 @@ from provgraph.retrieval.boilerplate import is_boilerplate
 from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
 from provgraph.retrieval.passage_graph import PassageGraph
 from provgraph.store.base import QuadStore
-from provgraph.vectors.base import VectorIndex
+from provgraph.vectors.base import Hit, VectorIndex
 
 __all__ = ["Finding", "Ranked", "fuse", "HybridRetriever", "RRF_K", "LEXICAL", "DENSE"]
 
@@ -40,6 +42,7 @@ LEXICAL = "lexical"
 DENSE = "dense"
 _POOL = 30
 _MAX_NGRAM = 5
+_DENSE_SEEN: ContextVar[dict[tuple[bytes, int], list[Hit]] | None] = ContextVar("dense_seen", default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +155,7 @@ class HybridRetriever:
         self._sync_chunks()
         pool = max(_POOL, 4 * k)
         with running(self.lexical.search, "chunk", question, pool) as keyword:  # beside the vector search
-            hits = self.chunk_index.search(vector, pool) if vector is not None and self.chunk_index is not None else None
+            hits = self._dense(vector, pool) if vector is not None and self.chunk_index is not None else None
         lists = {LEXICAL: [(h.id, h.score) for h in keyword.result()]}
         if hits is not None:
             lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
@@ -179,6 +182,26 @@ class HybridRetriever:
                 (demoted if flag else content).append(
                     _ranked(ident, scores[ident], found[ident], demoted=flag, text=text))
         return (content + demoted)[:k]
+
+    @contextmanager
+    def one_question(self) -> Iterator[None]:
+        """Within the block (one question, in this thread or task) a chunk search repeats no dense search: the
+        hops search the chunk vectors with the question's vector again, and nothing is written meanwhile."""
+        token = _DENSE_SEEN.set({})
+        try:
+            yield
+        finally:
+            _DENSE_SEEN.reset(token)
+
+    def _dense(self, vector: np.ndarray, pool: int) -> list[Hit]:
+        seen = _DENSE_SEEN.get()
+        key = (np.asarray(vector, dtype=np.float32).tobytes(), pool)
+        if seen is not None and key in seen:
+            return seen[key]
+        hits = self.chunk_index.search(vector, pool)  # type: ignore[union-attr]
+        if seen is not None:
+            seen[key] = hits
+        return hits
 
     def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:
         """Chunks for a question of several parts: each part's best chunks, interleaved, each once (at most 2k)."""

@@ -177,7 +177,8 @@ class PassageGraph:
 
     def specificity(self, entity: str) -> float:
         """``1 / number of chunks mentioning entity`` (0 when no chunk does)."""
-        n = len(self.chunks_of(entity))
+        row = self._index.get(entity)
+        n = len(self._entity_chunks.get(row, ())) if row is not None else 0  # no copy: called per entity seen
         return 1.0 / n if n else 0.0
 
     def _adjacency(self) -> sparse.csr_matrix:

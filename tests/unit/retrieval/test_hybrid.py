@@ -115,6 +115,27 @@ def test_dense_hits_join_the_fusion(parts) -> None:
     assert {f.retriever for r in ranked for f in r.found} == {LEXICAL, DENSE}
 
 
+
+def test_one_question_searches_the_chunk_vectors_once_per_vector(parts) -> None:
+    lib, lexical, store = parts
+    lib.add(doc("urn:d1", [CONTENT, OTHER]))
+    searched: list[bytes] = []
+
+    class Dense:
+        def search(self, vector: np.ndarray, k: int, *, where: object = None) -> list:
+            from provgraph.vectors.base import Hit
+            searched.append(np.asarray(vector).tobytes())
+            return [Hit("x", 0.9, {"chunk": "urn:d1/c1"})]
+
+    retriever = HybridRetriever(lexical, lib, store, chunk_index=Dense())
+    with retriever.one_question():
+        first = retriever.chunks("proton", np.ones(3), 5)
+        again = retriever.chunks("Rutherford proton", np.ones(3), 5)  # a bridge search: other words, same vector
+        retriever.chunks("proton", np.zeros(3), 5)
+    assert len(searched) == 2 and [r.id for r in first] == [r.id for r in again] == ["urn:d1/c0", "urn:d1/c1"]
+    retriever.chunks("proton", np.ones(3), 5)  # outside a question: searched again (the index may have changed)
+    assert len(searched) == 3
+
 def test_the_lexical_index_resyncs_only_after_its_source_was_written(
     parts: tuple[SqliteLibrarian, Fts5Index, OxigraphStore], monkeypatch: pytest.MonkeyPatch
 ) -> None:
