@@ -218,9 +218,10 @@ class Runtime:
     @cached_property
     def _hybrid(self) -> HybridRetriever:
         from provgraph.retrieval.hybrid import HybridRetriever
+        from provgraph.retrieval.passage_cache import GRAPH_FILE
 
         return HybridRetriever(self.lexical, self.librarian, self.store, chunk_index=self.chunk_index,
-                               entity_index=self.entity_index)
+                               entity_index=self.entity_index, graph_file=self.ref.librarian_dir / GRAPH_FILE)
 
     @cached_property
     def llm(self) -> ChatModel | None:

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
@@ -121,8 +122,10 @@ class HybridRetriever:
     """Chunks and entities by lexical + dense retrieval over one collection."""
 
     def __init__(self, lexical: LexicalIndex, librarian: Librarian, store: QuadStore, *,
-                 chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None) -> None:
+                 chunk_index: VectorIndex | None = None, entity_index: VectorIndex | None = None,
+                 graph_file: Path | None = None) -> None:
         self.lexical = lexical
+        self.graph_file = graph_file  # where the passage graph keeps its edges for the next process
         self.librarian = librarian
         self.store = store
         self.chunk_index = chunk_index
@@ -220,7 +223,7 @@ class HybridRetriever:
     def graph(self) -> PassageGraph:
         """The collection's passage graph (one per retriever, so per runtime: it follows the collection chunk by
         chunk; :mod:`~provgraph.retrieval.graph_rank` ranks on it)."""
-        return PassageGraph(self.store, self.librarian)
+        return PassageGraph(self.store, self.librarian, self.graph_file)
 
     def names(self, entity: str) -> list[str]:
         """The entity's labels then aliases, as the lexical index knows them (empty when it has none)."""

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
 from provgraph.librarian.base import Librarian
 from provgraph.rdf.terms import Iri, TripleTerm
+from provgraph.retrieval.passage_cache import Ends, chunk_stamps, read_edges, write_edges
 from provgraph.retrieval.ppr import Walk, walk_for
 from provgraph.store.queries import NamedQueries
 
@@ -51,9 +53,10 @@ class GraphHit:
 class PassageGraph:
     """The chunk–entity graph of one collection, kept in step with it chunk by chunk."""
 
-    def __init__(self, store: NamedQueries, librarian: Librarian) -> None:
+    def __init__(self, store: NamedQueries, librarian: Librarian, file: Path | None = None) -> None:
         self.store = store
         self.librarian = librarian
+        self.file = file  # the edges kept on disk for the next process (passage_cache), if any
         self._index: dict[str, int] = {}  # node id -> row
         self._names: list[str] = []
         self._free: list[int] = []  # rows of nodes that left, reused first
@@ -64,6 +67,7 @@ class PassageGraph:
         self._walks: dict[float, Walk] = {}  # restart -> the walk over _matrix
         self._synced: tuple[int, int] | None = None
         self._bare: set[str] = set()  # chunks whose extraction was not there yet when read
+        self._ends: dict[str, Ends] = {}  # chunk -> its facts' ends (what the file keeps)
 
     # -- keeping in step ------------------------------------------------------------------------
 
@@ -73,6 +77,10 @@ class PassageGraph:
         if stamp == self._synced:
             return
         wanted = dict.fromkeys(r.id for r in self.librarian.list("chunk"))  # in the librarian's order
+        if self._synced is None and self.file is not None:
+            self._first_sync(wanted)
+            self._synced = stamp
+            return
         gone = [c for c in self._chunk_edges if c not in wanted]
         for chunk in gone:
             self.remove_chunk(chunk)
@@ -90,16 +98,41 @@ class PassageGraph:
             for chunk in part:
                 self.put_chunk(chunk, facts.get(Iri(chunk), ()))
 
+    def _first_sync(self, wanted: Mapping[str, None]) -> None:
+        """The first sync of a process with a file: the chunks whose stamp it holds from it, the others read
+        (then written back to it)."""
+        assert self.file is not None
+        stamps = chunk_stamps(self.store, wanted)  # type: ignore[arg-type]  # before the facts: never newer
+        kept = read_edges(self.file) if self.file.exists() else {}
+        todo = [c for c in wanted if c not in kept or kept[c][0] != stamps[c]]
+        read: dict[str, Ends] = {}
+        for start in range(0, len(todo), _BATCH):
+            part = todo[start : start + _BATCH]
+            facts = self.store.facts_of_chunks([Iri(c) for c in part])
+            read.update((c, _ends(facts.get(Iri(c), ()))) for c in part)
+        for chunk in wanted:  # in the librarian's order, as a graph read whole takes them
+            self.put_ends(chunk, read[chunk] if chunk in read else kept[chunk][1])
+        if todo or len(kept) != len(wanted):
+            try:
+                write_edges(self.file, self._ends, stamps)
+            except OSError:  # a cache: the next process reads the facts again
+                pass
+
     def put_chunk(self, chunk: str, facts: Sequence[TripleTerm]) -> None:
         """The chunk's node, a mention edge to each entity its facts name, and a fact edge per fact."""
+        self.put_ends(chunk, _ends(facts))
+
+    def put_ends(self, chunk: str, facts: Ends) -> None:
+        """:meth:`put_chunk` of the facts' ends (subject and object IRIs, None for a literal)."""
         if chunk in self._chunk_edges:
             self.remove_chunk(chunk)
         row = self._node(chunk, is_chunk=True)
         edges: list[tuple[int, int, float]] = []
         mentioned: set[int] = set()
-        for fact in facts:
-            ends = [t.value for t in (fact.s, fact.o) if isinstance(t, Iri)]
-            rows = [self._node(e, is_chunk=False) for e in ends]
+        if self.file is not None:
+            self._ends[chunk] = facts
+        for pair in facts:
+            rows = [self._node(e, is_chunk=False) for e in pair if e is not None]
             mentioned.update(rows)
             if len(rows) == 2 and rows[0] != rows[1]:
                 edges.append((rows[0], rows[1], FACT))
@@ -118,6 +151,7 @@ class PassageGraph:
         edges = self._chunk_edges.pop(chunk, None)
         if edges is None:
             return
+        self._ends.pop(chunk, None)
         self._bare.discard(chunk)
         for _, entity, weight in edges:
             if weight == MENTION:
@@ -238,3 +272,7 @@ class PassageGraph:
             if len(out) >= limit:
                 break
         return out
+
+
+def _ends(facts: Sequence[TripleTerm]) -> Ends:
+    return [(f.s.value if isinstance(f.s, Iri) else None, f.o.value if isinstance(f.o, Iri) else None) for f in facts]
