@@ -77,6 +77,7 @@ class ScriptedLlm:
     flaky: bool = False  # extraction of a chunk naming FLAKY_WORD answers garbage
     answer: Any = None  # a function (synthesis prompt) -> answer pieces, else SCRIPTED_ANSWER
     extraction_gate: threading.Event | None = None  # relationships of a chunk naming FLAKY_WORD wait for it
+    refuse: bool = False  # every chat request is refused as a wrong API key is (HTTP 401)
 
     def hold_extraction(self) -> threading.Event:
         """Hold the relationship extraction of chunks naming FLAKY_WORD until the returned event is set."""
@@ -98,6 +99,9 @@ class ScriptedLlm:
         body = request.body if isinstance(request.body, dict) else {}
         if not request.path.endswith("/chat/completions"):
             return None
+        if self.refuse:
+            return Reply(status=401, body={"error": {"message": "Incorrect API key provided.",
+                                                     "type": "invalid_request_error", "code": "invalid_api_key"}})
         messages = body.get("messages", [])
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
         if body.get("stream"):

@@ -10,6 +10,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from provgraph.agent.react import NO_LLM_MESSAGE
+
 from tests.browser.conftest import (
     AGENT_ANSWER,
     HOSTILE_NAME,
@@ -133,6 +135,30 @@ def test_error_pages_speak_to_a_browser_user_not_a_cli_user(page: Any, viewer: V
     expect(page.locator("main h1")).to_have_text(f"Traces · {viewer.collection}")
     page.goto(viewer.url + "/login")
     assert "provgraph " not in page.locator("main").text_content()
+
+
+def test_a_failing_llm_is_told_in_a_browser_users_words(page: Any, viewer: Viewer) -> None:
+    viewer.llm.refuse = True
+    try:
+        page.goto(viewer.page_url("/"))
+        page.fill("#question", "Who discovered polonium?")
+        page.check("input[name=mode][value=agent]")  # the agent cannot answer without its LLM
+        page.click("#ask")
+        status = page.locator("#run-status .notice.error")
+        # the cause as the server says it; its advice (check PROVGRAPH_LLM_API_KEY) is for whoever runs it
+        expect(status).to_have_text(re.compile(
+            r"^ModelError: openai provider at \S+, model fake-model: HTTP 401: Incorrect API key provided\."
+            r" \(a setting of this server: whoever runs it can change it\)$"))
+    finally:
+        viewer.llm.refuse = False
+    advice = {  # the server's messages, as a browser user reads them
+        "collection x does not exist (create it with: provgraph collections create)": "collection x does not exist",
+        NO_LLM_MESSAGE: "the agent needs an LLM (a setting of this server: whoever runs it can change it)",
+        "index broken: move it aside and run: provgraph check --repair": "The server refused the request.",
+        "no LLM (set PROVGRAPH_LLM_GGUF_PATH)": "no LLM (a setting of this server: whoever runs it can change it)",
+    }
+    script = "async (ms) => { const d = await import('/static/js/dom.js'); return ms.map((m) => d.problem(new Error(m))); }"
+    assert page.evaluate(script, list(advice)) == list(advice.values())
 
 
 def test_a_new_user_without_collections_is_sent_to_upload_not_to_the_cli(

@@ -80,15 +80,22 @@ export function when(iso) {
 /** The kinds of question, named the same on every page. */
 export const KIND = { GraphRAG: "GraphRAG", DocRAG: "Document RAG", Agent: "Agent", Global: "Global" };
 
+// what the server's messages advise its operator: a command to run, or a setting, package or file to change
+const COMMAND_ADVICE = /\s*\([^()]*\bprovgraph [a-z][^()]*\)/g;
+const SETTING_ADVICE = /\s*\([^()]*\b(?:PROVGRAPH_[A-Z]|pip install|provgraph\.toml)[^()]*\)|:\s*set PROVGRAPH_[\s\S]*$/g;
+
 /**
- * An API error as a browser user reads it: a missing thing named as `what`, and no advice to run
- * a command (the server's messages are the CLI's, which suggest `provgraph …` commands).
+ * An API error (or a stream's error message) as a browser user reads it: a missing thing named as
+ * `what`, no advice to run a command, and a setting to change named as the server's (the server's
+ * messages are the CLI's, which suggest `provgraph …` commands and PROVGRAPH_ settings).
  */
 export function problem(err, what = null) {
   if (err && err.status === 404 && what) return `${what} is not in this collection.`;
   if (err && err.status === 401) return "Your token is no longer valid: log in again.";
-  const text = String(err?.message ?? err).replace(/\s*\([^()]*\bprovgraph [a-z][^()]*\)/g, "").trim();
-  return /\bprovgraph [a-z]+/.test(text) ? "The server refused the request." : text;
+  const said = String(err?.message ?? err).replace(COMMAND_ADVICE, "").trim();
+  const text = said.replace(SETTING_ADVICE, "").trim();
+  if (/\bprovgraph [a-z]+|PROVGRAPH_[A-Z]/.test(text)) return "The server refused the request.";
+  return text === said ? text : `${text} (a setting of this server: whoever runs it can change it)`;
 }
 
 /** A number shown with two decimals, or "–". */

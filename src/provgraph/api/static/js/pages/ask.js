@@ -1,7 +1,7 @@
 // Ask: a question goes to GraphRAG, Document RAG or the agent, and each step shows as it arrives.
 
 import { api } from "../api.js";
-import { KIND, h, notice, setContent } from "../dom.js";
+import { KIND, h, notice, problem, setContent } from "../dom.js";
 import { focusEdges, values } from "../ntriples.js";
 import { clearPanel, showCitation, showEdge, showSource, sourcePanel } from "../source.js";
 import {
@@ -56,7 +56,7 @@ export function askPage(main, { collection }) {
       for await (const message of api.ask(mode, collection, question.value, controller.signal)) view.add(message);
       setContent(status, view.failed ? notice(view.failed, "error") : notice("Done."));
     } catch (err) {
-      setContent(status, notice(err.name === "AbortError" ? "Stopped." : `The request failed: ${err.message}`, "error"));
+      setContent(status, notice(err.name === "AbortError" ? "Stopped." : `The request failed: ${problem(err)}`, "error"));
     } finally {
       steps.dataset.state = "done";
       ask.disabled = false;
@@ -104,7 +104,7 @@ class LiveTrace {
         this.answer = null;
       },
       final: () => this.final(m),
-      error: () => { this.failed = `${m.error.type}: ${m.error.message}`; },
+      error: () => { this.failed = `${m.error.type}: ${problem(m.error)}`; },
     }[m.message_type];
     if (handler) handler();
   }
