@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from threading import Lock
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from provgraph.retrieval.background import running
 from provgraph.retrieval.boilerplate import is_boilerplate
 from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
 from provgraph.retrieval.passage_graph import PassageGraph
+from provgraph.rdf.terms import Iri, Literal
 from provgraph.store.base import QuadStore
 from provgraph.vectors.base import Hit, VectorIndex
 
@@ -43,6 +45,7 @@ LEXICAL = "lexical"
 DENSE = "dense"
 _POOL = 30
 _MAX_NGRAM = 5
+_KEPT_TEXTS = 4096  # chunk texts kept by content hash (~4 MB of 1,000-character chunks)
 _DENSE_SEEN: ContextVar[dict[tuple[bytes, int], list[Hit]] | None] = ContextVar("dense_seen", default=None)
 
 
@@ -132,6 +135,11 @@ class HybridRetriever:
         self.entity_index = entity_index
         self._hashes: dict[str, str] = {}
         self._boilerplate: dict[str, bool] = {}  # content hash -> is_boilerplate(its text): a hash's text never changes
+        self._texts: dict[str, str] = {}  # content hash -> text, the latest read (a question's hops read the same)
+        self._texts_lock = Lock()
+        self._stored_labels: dict[Iri, list[Literal]] = {}  # read so far, while the knowledge graph is unchanged
+        self._stored_labels_of = -1  # the store's knowledge_generation they were read at
+        self._labels_lock = Lock()
         self._labels: dict[str, list[str]] = {}
         self._synced: dict[str, int] = {}  # kind -> the source's generation the lexical index last caught up with
 
@@ -172,7 +180,7 @@ class HybridRetriever:
             if len(content) >= k:
                 break
             batch = fused[start : start + 2 * k]
-            texts = self.librarian.texts(batch, missing_ok=True)
+            texts = self._read_texts(batch)
             for ident in batch:
                 digest = self._hashes[ident]
                 text = texts.get(ident)
@@ -185,6 +193,34 @@ class HybridRetriever:
                 (demoted if flag else content).append(
                     _ranked(ident, scores[ident], found[ident], demoted=flag, text=text))
         return (content + demoted)[:k]
+
+    def labels(self, iris: Sequence[Iri]) -> dict[Iri, list[Literal]]:
+        """``store.labels(iris)``, those read since the knowledge graph last changed from memory."""
+        with self._labels_lock:  # one retriever answers several requests at once
+            generation = self.store.knowledge_generation
+            if generation != self._stored_labels_of or len(self._stored_labels) > 100_000:
+                self._stored_labels, self._stored_labels_of = {}, generation
+            known = self._stored_labels
+            missing = [i for i in dict.fromkeys(iris) if i not in known]
+            if missing:
+                found = self.store.labels(missing)
+                known.update((i, found.get(i, [])) for i in missing)
+            return {i: known[i] for i in iris if known[i]}
+
+    def _read_texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """The texts of ``ids`` (indexed chunks), those read lately from memory: a content hash's text never changes."""
+        with self._texts_lock:
+            out = {i: t for i in ids if (t := self._texts.get(self._hashes[i])) is not None}
+        unread = [i for i in ids if i not in out]
+        if unread:
+            read = self.librarian.texts(unread, missing_ok=True)
+            with self._texts_lock:
+                for ident, text in read.items():
+                    self._texts[self._hashes[ident]] = text
+                while len(self._texts) > _KEPT_TEXTS:
+                    del self._texts[next(iter(self._texts))]
+            out.update(read)
+        return out
 
     @contextmanager
     def one_question(self) -> Iterator[None]:

@@ -190,7 +190,7 @@ class Retriever:
             for fact in found.get(Iri(chunk), ()):
                 by_fact.setdefault(fact, []).append(chunk)
         iris = list(dict.fromkeys(t for f in by_fact for t in (f.s, f.p, f.o) if isinstance(t, Iri)))
-        labels = self.store.labels(iris)
+        labels = self.hybrid.labels(iris) if self.hybrid.store is self.store else self.store.labels(iris)
 
         def label(term: object) -> str:
             names = labels.get(term, []) if isinstance(term, Iri) else []  # type: ignore[call-overload]

@@ -136,6 +136,21 @@ def test_one_question_searches_the_chunk_vectors_once_per_vector(parts) -> None:
     retriever.chunks("proton", np.ones(3), 5)  # outside a question: searched again (the index may have changed)
     assert len(searched) == 3
 
+
+def test_kept_texts_and_labels_follow_their_sources(parts) -> None:
+    lib, lexical, store = parts
+    lib.add(doc("urn:d1", [CONTENT]))
+    retriever = HybridRetriever(lexical, lib, store)
+    assert retriever.chunks("proton", None, 5)[0].text == CONTENT
+    lib.remove("urn:d1")
+    lib.add(doc("urn:d1", [CONTENT + " Twice."]))  # the same chunk id, another text
+    assert retriever.chunks("proton", None, 5)[0].text == CONTENT + " Twice."
+    e = Iri("urn:e:rutherford")
+    store.add([Quad(e, RDFS.label, Literal("Rutherford"))])
+    assert retriever.labels([e, Iri("urn:e:none")]) == {e: [Literal("Rutherford")]}
+    store.apply(remove=[Quad(e, RDFS.label, Literal("Rutherford"))], add=[Quad(e, RDFS.label, Literal("Lord Rutherford"))])
+    assert retriever.labels([e]) == {e: [Literal("Lord Rutherford")]}
+
 def test_the_lexical_index_resyncs_only_after_its_source_was_written(
     parts: tuple[SqliteLibrarian, Fts5Index, OxigraphStore], monkeypatch: pytest.MonkeyPatch
 ) -> None:
