@@ -142,6 +142,13 @@ def test_a_failing_llm_is_told_in_a_browser_users_words(page: Any, viewer: Viewe
     try:
         page.goto(viewer.page_url("/"))
         page.fill("#question", "Who discovered polonium?")
+        page.click("#ask")  # GraphRAG answers without its LLM, and says so
+        expect(page.locator("#final .answer-text")).to_contain_text("polonium")
+        refused = r"openai provider at \S+, model fake-model: HTTP 401: Incorrect API key provided\. \(a setting of this server"
+        expect(page.locator("#final .warnings .notice.warn")).to_have_text([
+            re.compile(f"^edge selection fell back to similarity: the LLM's edge selection failed: {refused}"),
+            re.compile(f"^synthesis fell back to an extractive answer: the LLM's answer failed: {refused}")])
+        page.fill("#question", "Who discovered polonium?")
         page.check("input[name=mode][value=agent]")  # the agent cannot answer without its LLM
         page.click("#ask")
         status = page.locator("#run-status .notice.error")

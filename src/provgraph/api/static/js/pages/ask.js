@@ -188,6 +188,8 @@ class LiveTrace {
       : byMarker.has(marker) && open(byMarker.get(marker))) : null);
     const text = answerText(m.answer || "", cite);
     const extra = [
+      // what went wrong on the way, e.g. an LLM that failed and the extractive answer given instead
+      (m.warnings || []).length ? h("div", { class: "warnings" }, m.warnings.map((w) => notice(problem(w), "warn"))) : null,
       sources.length ? h("h4", {}, "Sources") : null,
       sources.length ? sourceList(sources, open) : null,
       m.session_id ? h("p", { class: "muted" }, "Stored as ", traceLink(m.session_id, this.collection)) : null,
