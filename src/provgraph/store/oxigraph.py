@@ -85,12 +85,16 @@ def ox_query(store: ox.Store, name: str, text: str, given: str | None = None) ->
     given = text if given is None else given
     try:
         return store.query(text, prefixes=PREFIXES)
-    except SyntaxError as exc:
+    except (SyntaxError, OSError, ValueError, TypeError, RuntimeError) as exc:
+        # no local may hold the pyoxigraph store once it fails: the error's traceback keeps this frame, and
+        # a caller that keeps the error (a CLI's exit, a queued error) would keep the store's lock after close()
+        del store
+        failure = exc
+    if isinstance(failure, SyntaxError):
         if is_update(given):
-            raise QueryError(f"collection {name}: {READ_ONLY}") from exc
-        raise QueryError(f"collection {name}: invalid SPARQL: {syntax_message(given, str(exc))}") from exc
-    except (OSError, ValueError, TypeError, RuntimeError) as exc:
-        raise _query_failure(name, exc) from exc
+            raise QueryError(f"collection {name}: {READ_ONLY}") from failure
+        raise QueryError(f"collection {name}: invalid SPARQL: {syntax_message(given, str(failure))}") from failure
+    raise _query_failure(name, failure) from failure
 
 
 def parse_rdf(name: str, data: bytes | Path, fmt: RdfFormat) -> Iterator[ox.Quad]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import gc
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from provgraph.errors import StoreError
+from provgraph.errors import QueryError, StoreError
 from provgraph.store.oxigraph import OxigraphStore
 
 
@@ -49,3 +50,17 @@ def test_the_error_of_a_failed_read_does_not_hold_its_iterator(read: str, no_col
         list(store.match()) if read == "match" else store.count()
     assert failed.value.__cause__ is not None  # the cause is kept (without its frames)
     assert [ref() for ref in fake.made] == [None]
+
+
+@pytest.mark.parametrize("query", ["INSERT DATA { <urn:a> <urn:b> <urn:c> }", "SELECT * WHERE { ?s"])
+@pytest.mark.parametrize("how", ["raw_query", "select"])
+def test_a_refused_query_kept_by_its_caller_does_not_hold_the_store(tmp_path: Path, query: str, how: str,
+                                                                    no_collections: None) -> None:
+    """The CLI keeps the error of a refused update in its exit's context: the next command must open the store."""
+    store = OxigraphStore(tmp_path / "store", name="u/c")
+    with pytest.raises(QueryError) as refused:
+        getattr(store, how)(query)
+    store.close()
+    assert refused.value.__cause__ is not None  # kept, with its frames
+    with OxigraphStore(tmp_path / "store", name="u/c") as again:  # RocksDB's lock: "open in another process"
+        assert again.count() == 0
