@@ -45,8 +45,15 @@ class PhraseScores:
     def top(self, table: str, column: str, phrases: Sequence[str], k: int) -> list[tuple[int, float]]:
         """The ``k`` best ``(rowid, bm25)`` of ``phrase1 OR phrase2 …`` in ``column``, as FTS5's
         ``ORDER BY bm25(table) LIMIT k`` returns them (its sign: lower is better; ties by rowid)."""
+        return self.top_of([(table, column, phrases, 1.0)], k)
+
+    def top_of(self, groups: Sequence[tuple[str, str, Sequence[str], float]], k: int) -> list[tuple[int, float]]:
+        """:meth:`top` of several tables sharing rowids: each ``(table, column, phrases, weight)`` group's BM25
+        times its weight, added by rowid (a row found in one table only has that table's share)."""
         self._check_version()
-        parts = [self._phrase(table, column, p) for p in phrases]
+        parts = [(rows, terms * weight if weight != 1.0 else terms)
+                 for table, column, phrases, weight in groups for rows, terms in
+                 (self._phrase(table, column, p) for p in phrases)]
         parts = [p for p in parts if len(p[0])]
         if not parts or k < 1:
             return []

@@ -47,6 +47,7 @@ class RankParams:
     pool: int = 30
     common_noun_weight: float = 0.3  # a seed's link weight when its label is a common noun phrase, not a name
     cover: bool = True  # a passage for each name the question says first (comparisons)
+    exact_weight: float = 0.0  # the lexical searches' weight of exact word forms: stems only (multi-hop TUNE halves)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +119,7 @@ class GraphRanker:
     def _rank(self, question: str, vector: np.ndarray | None, k: int, *, bridge: bool) -> Ranking:
         p = self.params
         self.graph.sync()
-        hits = self.retriever.chunks(question, vector, p.pool)
+        hits = self.retriever.chunks(question, vector, p.pool, exact=p.exact_weight)
         entities = self.retriever.entities(question, vector, p.entity_limit)
         seeds = self._entity_seeds(entities) + self._passage_seeds(hits)
         first = self._fused(hits, seeds, 1)
@@ -211,7 +212,7 @@ class GraphRanker:
             names = self.retriever.names(entity)
             if not names:
                 continue
-            hits = self.retriever.chunks(f"{names[0]} {question}", vector, p.pool)
+            hits = self.retriever.chunks(f"{names[0]} {question}", vector, p.pool, exact=p.exact_weight)
             one = [Seed(entity, 1.0, "entity", "bridge")]
             for s in self._fused(hits, one, 2, bridge=entity, via=via):
                 if s.chunk not in seen and (s.chunk not in merged or merged[s.chunk].score < s.score):

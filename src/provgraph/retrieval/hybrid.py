@@ -21,14 +21,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from threading import Lock
 
 import numpy as np
 
 from provgraph.librarian.base import Librarian
-from provgraph.librarian.lexical import LexicalIndex, query_terms
+from provgraph.librarian.lexical import EXACT_WEIGHT, LexicalIndex, query_terms
 from provgraph.retrieval.background import running
 from provgraph.retrieval.boilerplate import is_boilerplate
 from provgraph.retrieval.lexical_sync import sync_chunks, sync_entities
@@ -159,13 +159,14 @@ class HybridRetriever:
             self._labels = sync_entities(self.lexical, self.store)
             self._synced["entity"] = generation
 
-    def chunks(self, question: str, vector: np.ndarray | None, k: int) -> list[Ranked]:
-        """The ``k`` best chunks: fused, duplicates collapsed, boilerplate after content."""
+    def chunks(self, question: str, vector: np.ndarray | None, k: int, *, exact: float = EXACT_WEIGHT) -> list[Ranked]:
+        """The ``k`` best chunks: fused, duplicates collapsed, boilerplate after content (``exact``: the lexical
+        search's weight of the words as written, see :data:`~provgraph.librarian.lexical.EXACT_WEIGHT`)."""
         if k < 1:
             return []
         self._sync_chunks()
         pool = max(_POOL, 4 * k)
-        with running(self.lexical.search, "chunk", question, pool) as keyword:  # beside the vector search
+        with running(partial(self.lexical.search, exact=exact), "chunk", question, pool) as keyword:  # beside the vector search
             hits = self._dense(vector, pool) if vector is not None and self.chunk_index is not None else None
         lists = {LEXICAL: [(h.id, h.score) for h in keyword.result()]}
         if hits is not None:
