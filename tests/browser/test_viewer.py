@@ -105,11 +105,16 @@ def test_no_llm_reasons_are_written_once_per_kind_not_per_edge(page: Any, viewer
 
 
 def test_the_top_bar_fits_a_narrow_window(browser: Any, viewer: Viewer, watch: Watch) -> None:
+    sid = viewer.ask("graph-rag", "Who discovered polonium?", llm="none")["session_id"]
     narrow = new_page(browser, viewer, watch, logged_in=True, width=420)
     try:
-        for path in ["/", "/traces", "/documents", "/explore"]:
+        for path in ["/", "/traces", f"/traces/{sid}", "/documents", doc_path("urn:doc:polonium_and_radium.md"),
+                     "/explore", "/explore/" + quote("urn:provgraph:entity:marie%20curie", safe=""), "/conversations",
+                     "/communities"]:
             narrow.goto(viewer.page_url(path))
             expect(narrow.locator("#logout")).to_be_visible()
+            narrow.wait_for_load_state("networkidle")  # the page's content drawn, not only the bar
+            expect(narrow.locator("main h1")).to_be_visible()
             expect(narrow.locator("#user")).to_have_text("User default")  # the token's user, in the bar too
             widths = narrow.evaluate("[document.documentElement.scrollWidth, document.getElementById('topbar').scrollWidth,"
                                      " document.getElementById('topbar').clientWidth]")
