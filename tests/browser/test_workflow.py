@@ -130,6 +130,11 @@ def test_the_explorer_finds_an_entity_shows_its_facts_sources_and_grows_step_by_
     page.press("#entity-search", "Enter")
     hit = page.locator("#entity-results li", has_text="polonium").first
     expect(hit.locator(".tag")).to_have_text("spelled alike")
+    page.fill("#entity-search", "curie")  # a word of their names: found by keyword
+    page.press("#entity-search", "Enter")
+    named = page.locator("#entity-results li", has_text="Marie Curie").first
+    expect(named.locator(".tag")).to_have_text("keyword")
+    assert all("curie" in t.lower() for t in page.locator("#entity-results li button").all_text_contents()[:2])
     page.fill("#entity-search", "Marie Curie")
     page.press("#entity-search", "Enter")
     first = page.locator("#entity-results li").first
