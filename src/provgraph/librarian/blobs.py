@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from provgraph.errors import StoreError
+from provgraph.errors import NO_SPACE_ADVICE, StoreError, out_of_space
 from provgraph.layout import replace_durably, sync_dir
 
 __all__ = ["BlobStore", "sha256_hex", "INLINE_LIMIT", "BLOB_TABLE"]
@@ -69,7 +69,8 @@ class BlobStore:
             replace_durably(tmp, target)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
-            raise StoreError(f"librarian: cannot write blob {target}: {exc.strerror or exc}") from exc
+            advice = f": {NO_SPACE_ADVICE}" if out_of_space(exc) else ""
+            raise StoreError(f"librarian: cannot write blob {target}: {exc.strerror or exc}{advice}") from exc
         return digest, True
 
     def _make_folder(self, folder: Path) -> None:

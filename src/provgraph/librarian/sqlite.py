@@ -60,6 +60,8 @@ class SqliteLibrarian:
             self._db = None
             if isinstance(exc, StoreUnavailable) or exc.__cause__ is None:
                 raise
+            if out_of_space(exc.__cause__):  # a backup would not help, and restoring one needs space too
+                raise StoreError(f"librarian: cannot open {self.path / DB_NAME}: {NO_SPACE_ADVICE}") from exc
             raise StoreError(f"librarian: cannot open {self.path / DB_NAME}: {str(exc).rsplit(': ', 1)[-1]}: restore a"
                              " backup (provgraph restore FILE); nothing was changed") from exc
 
