@@ -81,10 +81,10 @@ class Model2VecEmbedder(_InProcessEmbedder):
         folder = Path(path).expanduser() if path is not None else DEFAULT_MODEL_DIR
         if not (folder / "model.safetensors").is_file():
             raise ConfigError(f"model2vec embedder: no model2vec model in {folder} (check PROVGRAPH_EMBEDDER_MODEL)")
-        from model2vec import StaticModel
+        from provgraph.models.model2vec_folder import load_static_model
 
         try:
-            self._model = StaticModel.from_pretrained(folder, quantize_to="float32")
+            self._model = load_static_model(folder)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"model2vec embedder: cannot load {folder}: {exc}") from exc
         super().__init__(f"model2vec:{folder.name}", int(self._model.dim), batch_size)
