@@ -1,6 +1,6 @@
 """High 8 and the Medium SPARQL timeout: results are streamed and capped (rows, bytes) with a truncation
 signal, every query has a deadline (the server's ``--timeout``, the CLI's ``--timeout``, ``/cli``
-under the server's), a reader that leaves stops the query's thread, and shutdown is not held."""
+under the server's; its caps too), a reader that leaves stops the query's thread, and shutdown is not held."""
 
 from __future__ import annotations
 
@@ -63,6 +63,19 @@ def test_results_past_the_byte_cap_end_with_a_truncation_signal(tight: LiveServe
     assert 0 < rows < 50 and found["truncated"]["message"].startswith(f"only the first {rows} results are sent")
     assert len(json.dumps(found["results"])) <= 0.01 * 2**20 + 100
 
+
+def test_cli_sparql_obeys_the_servers_result_caps(tight: LiveServer) -> None:
+    """/cli's sparql is capped as the route is (before, /cli ran it without the route's caps)."""
+    pad = "x" * 500
+    for query, reason in ((ALL, "only the first 50 results are sent (the limit)"),
+                          (f'SELECT ?v WHERE {{ ?s ?p ?o BIND(CONCAT(?o, "{pad}") AS ?v) }}', "they reach the limit")):
+        r = http.post(f"{tight.url}/api/v1/cli", json={"argv": ["sparql", query, "-C", "c", "--format", "csv"]})
+        lines = [json.loads(x) for x in r.text.splitlines()]
+        out = "".join(x.get("stdout", "") for x in lines)
+        [warning] = [x["stderr"] for x in lines if "stderr" in x]
+        assert lines[-1] == {"exit": 0} and warning.startswith("warning: only the first ") and reason in warning
+        rows = len(out.splitlines()) - 1
+        assert 0 < rows <= 50 and len(out) <= 0.01 * 2**20 + 600, (rows, len(out))
 
 def test_results_still_coming_at_the_deadline_are_cut_there(slow: LiveServer) -> None:
     found = _sparql(slow, STREAMING).json()
@@ -132,3 +145,4 @@ def test_shutdown_is_held_neither_by_a_query_whose_reader_left_nor_one_computing
     assert code in (0, -15)
     stopped = [line for line in slow.log().splitlines() if line.startswith("provgraph stopped")]
     assert stopped == ["provgraph stopped: 1 collection(s) flushed and closed"]
+
