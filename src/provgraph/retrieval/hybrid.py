@@ -166,9 +166,15 @@ class HybridRetriever:
             return []
         self._sync_chunks()
         pool = max(_POOL, 4 * k)
-        with running(partial(self.lexical.search, exact=exact), "chunk", question, pool) as keyword:  # beside the vector search
-            hits = self._dense(vector, pool) if vector is not None and self.chunk_index is not None else None
-        lists = {LEXICAL: [(h.id, h.score) for h in keyword.result()]}
+        hits = self._known_dense(vector, pool)
+        search = partial(self.lexical.search, exact=exact)
+        if vector is not None and self.chunk_index is not None and hits is None:
+            with running(search, "chunk", question, pool) as keyword:  # beside the vector search
+                hits = self._dense(vector, pool)
+            keyword_hits = keyword.result()
+        else:  # nothing to do beside it (no vector, or the question's dense hits are known): no thread to wait for
+            keyword_hits = search("chunk", question, pool)
+        lists = {LEXICAL: [(h.id, h.score) for h in keyword_hits]}
         if hits is not None:
             lists[DENSE] = [(str(h.payload.get("chunk", h.id)), h.score) for h in hits]
         order, scores, found = _fusion(lists, RRF_K, WEIGHTS)
@@ -233,14 +239,18 @@ class HybridRetriever:
         finally:
             _DENSE_SEEN.reset(token)
 
-    def _dense(self, vector: np.ndarray, pool: int) -> list[Hit]:
+    def _known_dense(self, vector: np.ndarray | None, pool: int) -> list[Hit] | None:
+        """This question's dense hits of ``vector`` if they were searched already (see :meth:`one_question`)."""
         seen = _DENSE_SEEN.get()
-        key = (np.asarray(vector, dtype=np.float32).tobytes(), pool)
-        if seen is not None and key in seen:
-            return seen[key]
+        if vector is None or seen is None:
+            return None
+        return seen.get((np.asarray(vector, dtype=np.float32).tobytes(), pool))
+
+    def _dense(self, vector: np.ndarray, pool: int) -> list[Hit]:
         hits = self.chunk_index.search(vector, pool)  # type: ignore[union-attr]
+        seen = _DENSE_SEEN.get()
         if seen is not None:
-            seen[key] = hits
+            seen[(np.asarray(vector, dtype=np.float32).tobytes(), pool)] = hits
         return hits
 
     def chunks_for_parts(self, parts: Sequence[str], vectors: np.ndarray | None, k: int) -> list[Ranked]:
