@@ -68,11 +68,13 @@ def _document_picks(collection: str, questions: tuple[str, ...]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("name", ["computing", "space"])
+@pytest.mark.parametrize("name", ["computing"])
 def test_an_evaluation_set_exports_and_answers_the_same_on_postgresql(name: str, pg_url: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """GraphRAG is left out here: on a term with more than triple_limit edges the walk takes the first the store
-    gives, in an order that differs between the backends (docs/scale-out.md)."""
+    gives, in an order that differs between the backends (docs/scale-out.md). One set: computing has every format
+    (txt, md, html, pdf; space has no pdf) and the same checks on space added 14 s and caught nothing more (neither
+    set catches pgvector's ef_search back at 40: their collections are too small for the HNSW search to miss)."""
     lines = (EVAL / name / "questions.jsonl").read_text().splitlines()
     questions = tuple(json.loads(line)["question"] for line in lines[::5])  # 6 of the 30, over the whole set
     collection = f"{name}-{uuid.uuid4().hex[:8]}"
