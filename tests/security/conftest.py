@@ -19,6 +19,10 @@ QUAD = b"<urn:a> <urn:b> <urn:c> <urn:g> .\n"
 http = httpx.Client(timeout=60)  # a loaded machine answers slowly; every request waits as a user would
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "server: talks to a real server process or thread on 127.0.0.1")
+
+
 def cli(home: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     """``provgraph ARGS`` in its own process (a crash must not take the test run with it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}

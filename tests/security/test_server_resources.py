@@ -1,4 +1,4 @@
-"""A real ``provgraph serve`` under resource pressure: slow and idle connections, too many of them, too few
+"""The Medium items of issue 28: a real ``provgraph serve`` under resource pressure: slow and idle connections, too many of them, too few
 file descriptors, many collections, a second server or a local command on its data directory, and
 a query through ``/cli`` past the server's time limit.
 """
