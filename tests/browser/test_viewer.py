@@ -153,6 +153,7 @@ def test_a_failing_llm_is_told_in_a_browser_users_words(page: Any, viewer: Viewe
         expect(page.locator("#final .warnings .notice.warn")).to_have_text([
             re.compile(f"^edge selection fell back to similarity: the LLM's edge selection failed: {refused}"),
             re.compile(f"^synthesis fell back to an extractive answer: the LLM's answer failed: {refused}")])
+        expect(page.locator("#run-status")).to_have_text("Done, with 2 warnings: see under the answer.")
         page.fill("#question", "Who discovered polonium?")
         page.check("input[name=mode][value=agent]")  # the agent cannot answer without its LLM
         page.click("#ask")

@@ -54,7 +54,8 @@ export function askPage(main, { collection }) {
     const view = new LiveTrace(steps, panel, collection, answer, summary);
     try {
       for await (const message of api.ask(mode, collection, question.value, controller.signal)) view.add(message);
-      setContent(status, view.failed ? notice(view.failed, "error") : notice("Done."));
+      const warned = view.warnings ? `Done, with ${view.warnings} warning${view.warnings === 1 ? "" : "s"}: see under the answer.` : "Done.";
+      setContent(status, view.failed ? notice(view.failed, "error") : notice(warned, view.warnings ? "warn" : "info"));
     } catch (err) {
       setContent(status, notice(err.name === "AbortError" ? "Stopped." : `The request failed: ${problem(err)}`, "error"));
     } finally {
@@ -82,6 +83,7 @@ class LiveTrace {
     this.iterations = new Map();
     this.answer = null; // the streaming answer paragraph of the innermost trace
     this.failed = "";
+    this.warnings = 0; // the final message's
   }
 
   add(m) {
@@ -178,6 +180,7 @@ class LiveTrace {
 
   final(m) {
     const sources = uniqueSources(m.sources || []);
+    this.warnings = (m.warnings || []).length;
     const byMarker = new Map();
     for (const s of sources) if (s.marker && !byMarker.has(s.marker)) byMarker.set(s.marker, s);
     const open = (s) => showSource(this.panel, this.collection,
