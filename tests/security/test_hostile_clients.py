@@ -26,7 +26,7 @@ import pytest
 
 from provgraph.api.tokens import TOKENS_FILE, TokenStore
 from tests.cli_runner import run
-from tests.security.conftest import QUAD, count, serving
+from tests.security.conftest import QUAD, cli, count, serving
 from tests.security.conftest import http as _http  # the local name: tests name their own clients http
 from tests.server.live import LiveServer, live_server
 
@@ -265,6 +265,18 @@ def test_the_data_home_is_its_owners_only(open_server: LiveServer) -> None:
     assert oct(open_server.home.stat().st_mode & 0o777) == "0o700"
     assert found == []
 
+
+
+def test_a_local_command_makes_a_missing_home_its_owners_only(tmp_path: Path) -> None:
+    """Under the usual umask (0644 files) a local command's new home is 0700: what it holds is its owner's."""
+    (tmp_path / "one.nq").write_bytes(QUAD)
+    old = os.umask(0o022)
+    try:
+        r = cli(tmp_path / "home", "import", str(tmp_path / "one.nq"), "-C", "c")
+    finally:
+        os.umask(old)
+    assert r.returncode == 0, r.stderr
+    assert oct((tmp_path / "home").stat().st_mode & 0o777) == "0o700"
 
 def test_a_long_upload_name_is_refused_and_leaves_nothing(open_server: LiveServer) -> None:
     api = open_server.url + "/api/v1"
