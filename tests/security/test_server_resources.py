@@ -99,6 +99,20 @@ def test_a_user_keeps_only_a_few_collections_open(tight: LiveServer) -> None:
         assert httpx.get(f"{api}/collections/{name}/export", timeout=60).content == QUAD
 
 
+def test_a_query_past_the_timeout_is_a_408_or_an_error_message(tight: LiveServer) -> None:
+    q = "Who discovered polonium?"
+    with httpx.Client(base_url=tight.url + "/api/v1", timeout=60) as http:
+        r = http.post("/graph-rag", json={"collection": "corpus", "question": q})
+        with http.stream("POST", "/graph-rag", json={"collection": "corpus", "question": q},
+                         headers={"Accept": "text/event-stream"}) as s:
+            last = json.loads([line for line in s.iter_lines() if line][-1][6:])
+        assert http.get("/collections/corpus/documents").status_code == 200  # the server is fine
+    limit = "the query took longer than the server's limit of 0.001 s"
+    assert r.status_code == 408
+    assert r.json()["error"] == {"type": "Timeout", "message": limit}
+    assert last["error"] == {"type": "Timeout", "message": limit} and last["end_of_session"] is True
+
+
 def test_a_query_through_cli_obeys_the_servers_timeout(tight: LiveServer) -> None:
     for argv in (["graph-rag", "-q", "Who discovered polonium?", "-C", "corpus"],
                  ["document-rag", "-q", "Who discovered polonium?", "-C", "corpus", "-x"]):
