@@ -113,3 +113,21 @@ def test_a_decompression_bomb_is_refused_before_it_unpacks(server: LiveServer) -
     assert "bombed" not in [c["collection"] for c in http.get(f"{api}/collections").json()]
     home = server.home
     assert not [p for p in home.rglob("*") if p.name.startswith(".restore-") or p.name == "upload.tar"]
+
+
+
+@pytest.mark.parametrize("where", ["header", "data"])
+def test_a_truncated_archive_on_the_restore_route_is_one_line(server: LiveServer, where: str) -> None:
+    """Cut inside the first member's header, or inside the biggest member's data: the route's answer and the
+    server's log carry no traceback (the CLI's cases are in test_restore_hostile)."""
+    api = server.url + "/api/v1"
+    backup = http.get(f"{api}/collections/c/backup").content
+    with tarfile.open(fileobj=io.BytesIO(backup)) as tar:
+        biggest = max(tar.getmembers(), key=lambda m: m.size)
+    cut = 300 if where == "header" else biggest.offset_data + biggest.size // 2
+    r = http.post(f"{api}/collections/cut/restore", content=backup[:cut])
+    error = r.json()["error"]
+    assert (r.status_code, error["type"]) == (400, "InputError") and "\n" not in error["message"], r.text
+    assert error["message"].startswith("the uploaded archive: ") and "Traceback" not in r.text
+    assert "cut" not in [c["collection"] for c in http.get(f"{api}/collections").json()]
+    assert "Traceback" not in server.log()
