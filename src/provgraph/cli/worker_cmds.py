@@ -8,6 +8,7 @@ marked failed and dead-lettered. Killing a worker loses nothing: its job comes b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import typer
@@ -25,7 +26,7 @@ from provgraph.store.pg_jobs import DONE, FAILED, QUEUED, RUNNING, JobTable
 
 __all__ = ["register", "run_worker"]
 
-_STORE_WAITS = 5  # times a job waits for an unreachable database before it is handed back
+_STORE_PATIENCE = 180.0  # seconds a job waits for an unreachable database (in all) before it is handed back
 
 
 class _Worker:
@@ -73,15 +74,26 @@ class _Worker:
             await asyncio.sleep(self.queue.ack_wait / 3)
             await delivery.working()
 
+    def forget(self, job: Job) -> None:
+        """Drop the job's collection runtime (after the database dropped its connections: the next opens new ones)."""
+        rt = self.runtimes.pop((job.user, job.collection), None)
+        if rt is not None:
+            with contextlib.suppress(Exception):  # its connections are broken: closing them may fail
+                rt.close()
+
     async def _extract_riding_out_restarts(self, job: Job) -> None:
         """Extract the job; while the database is unreachable (a restart) wait for it and go on in this delivery
-        (its heartbeat keeps it ours), so a restart costs the job none of its deliveries."""
-        for attempt in range(1, _STORE_WAITS + 1):
+        (its heartbeat keeps it ours), so a restart costs the job none of its deliveries. The runtime is opened
+        again after each wait: every connection the restart broke is replaced at once (reusing it, each of them
+        failed the extraction once more)."""
+        deadline = time.monotonic() + _STORE_PATIENCE
+        while True:
             try:
                 await asyncio.to_thread(self.extract, job)
                 return
             except StoreUnavailable as exc:
-                if attempt == _STORE_WAITS:
+                self.forget(job)
+                if time.monotonic() > deadline:
                     raise
                 echo(f"job {job.id}: {str(exc).splitlines()[0]}; waiting for the database", err=True)
                 await asyncio.to_thread(self.table.states, [job.id])  # returns once PostgreSQL answers (a minute at most)
