@@ -36,12 +36,13 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.retrieval.read_cache import ReadCache
     from provgraph.queue.nats_queue import NatsQueue
     from provgraph.store.base import QuadStore
+    from provgraph.store.collections import CollectionInfo
     from provgraph.store.pg_jobs import JobTable
     from provgraph.store.oxigraph import OxigraphStore
     from provgraph.store.replica import OxigraphReplica
     from provgraph.vectors.base import VectorIndex
 
-__all__ = ["Runtime", "Removal", "drop_collection", "job_queue", "job_table"]
+__all__ = ["Runtime", "Removal", "collection_exists", "collections", "drop_collection", "job_queue", "job_table"]
 
 
 def build_chat_model(settings: Settings) -> ChatModel | None:
@@ -104,6 +105,33 @@ def create_collection(settings: Settings, ref: CollectionRef) -> bool:
     return created
 
 
+def collections(settings: Settings, user: str | None = None) -> list[CollectionInfo]:
+    """Every collection (of ``user`` when given): on PostgreSQL the placed ones, whichever process created them
+    (a server replica lists what another loaded), else the folders under the home."""
+    from provgraph.store.collections import CollectionInfo, list_collections
+
+    url = _postgres_url(settings)
+    if url is None:
+        return list_collections(settings.home, user)
+    from provgraph.store.pg_placement import list_pg_collections
+
+    return [CollectionInfo(u, c, CollectionRef(settings.home, u, c).root) for u, c in list_pg_collections(url, user)]
+
+
+def collection_exists(settings: Settings, ref: CollectionRef) -> bool:
+    """Whether the collection exists; on PostgreSQL, whether it is placed there (its local folder, which holds only
+    derived parts, is made here when another process created it)."""
+    url = _postgres_url(settings)
+    if url is None or ref.exists():
+        return ref.exists()
+    from provgraph.store.pg_placement import list_pg_collections
+
+    if (ref.user, ref.collection) not in list_pg_collections(url, ref.user):
+        return False
+    create_folder(ref)
+    return True
+
+
 def drop_collection(settings: Settings, ref: CollectionRef) -> None:
     """Delete a collection and everything in it, in the configured store too (NotFound if it exists nowhere)."""
     from provgraph.store.collections import drop_collection as drop_folder
@@ -143,6 +171,8 @@ class Runtime:
         self._embedder_override = embedder
         if create:
             create_folder(self.ref)
+        else:
+            collection_exists(settings, self.ref)  # a PostgreSQL collection another process created: its local folder
 
     @cached_property
     def store(self) -> QuadStore:

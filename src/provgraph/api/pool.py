@@ -26,7 +26,7 @@ from provgraph.errors import NotFound, StoreUnavailable
 from provgraph.layout import CollectionRef
 from provgraph.models.base import Embedder
 from provgraph.models.factory import build_embedder
-from provgraph.runtime import Runtime, drop_collection
+from provgraph.runtime import Runtime, collection_exists, drop_collection
 
 __all__ = ["RuntimePool"]
 
@@ -66,7 +66,7 @@ class RuntimePool:
                 self._entries.move_to_end(key)
                 return entry
             ref = CollectionRef(settings.home, settings.user, settings.collection)
-            if not create and not ref.exists():
+            if not create and not collection_exists(settings, ref):
                 raise NotFound(f"collection {ref} does not exist (create it with: provgraph collections create)")
             full = self._full(settings.user)
             if full is None:
@@ -154,7 +154,7 @@ class RuntimePool:
         """A private runtime on the collection while every other request is kept away (for ``check --repair``)."""
         ref = CollectionRef(settings.home, settings.user, settings.collection)
         with self.exclusive(ref):
-            if not ref.exists():
+            if not collection_exists(settings, ref):
                 raise NotFound(f"collection {ref} does not exist (create it with: provgraph collections create)")
             rt = Runtime(settings, create=False, embedder=self._embedder(settings))
             try:

@@ -41,8 +41,7 @@ from provgraph.layout import CollectionRef
 from provgraph.rdf.ids import document_iri
 from provgraph.cli.common import timeout_message
 from provgraph.store.sparql_run import QueryTimeout, ResultLimits, run_query
-from provgraph.runtime import create_collection
-from provgraph.store.collections import list_collections
+from provgraph.runtime import collections as collections_of, create_collection
 
 __all__ = ["router"]
 
@@ -67,7 +66,7 @@ def collections(request: Request) -> list[dict[str, str]]:
     """The caller's collections (``provgraph collections list --format json``)."""
     state = state_of(request)
     return [{"user": c.user, "collection": c.collection}
-            for c in list_collections(state.settings.home, user_of(request))]
+            for c in collections_of(state.settings, user_of(request))]
 
 
 @router.post("/collections", response_model=CollectionCreated, status_code=201, tags=["collections"])

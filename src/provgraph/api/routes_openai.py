@@ -32,8 +32,7 @@ from provgraph.events import Event
 from provgraph.explain.neutralise import escape_json
 from provgraph.layout import check_name
 from provgraph.retrieval.graph_rag import GraphRagParams
-from provgraph.runtime import Runtime
-from provgraph.store.collections import list_collections
+from provgraph.runtime import Runtime, collections
 
 __all__ = ["router", "parse_model", "MODES"]
 
@@ -148,7 +147,7 @@ async def _stream(messages: AsyncIterator[dict[str, Any]], head: dict[str, Any],
 @router.get("/models")
 def models(request: Request) -> dict[str, Any]:
     """One model per collection of the caller and mode: ``provgraph:COLLECTION:MODE``."""
-    found = list_collections(state_of(request).settings.home, user_of(request))
+    found = collections(state_of(request).settings, user_of(request))
     return {"object": "list", "data": [{"id": f"provgraph:{c.collection}:{mode}", "object": "model", "created": 0,
                                         "owned_by": "provgraph"} for c in found for mode in MODES]}
 

@@ -29,8 +29,7 @@ from provgraph.explain.documents import document_detail, document_rows
 from provgraph.explain.render_json import summary_json, trace_json
 from provgraph.explain.traces import list_traces, load_trace
 from provgraph.rdf.ids import document_iri
-from provgraph.runtime import Runtime
-from provgraph.store.collections import list_collections
+from provgraph.runtime import Runtime, collections
 
 __all__ = ["install", "READ_SERVICES"]
 
@@ -103,7 +102,7 @@ class _Session:
                 await self.send(request_id, previous, True)
             elif service == "collections":
                 await self.send(request_id, [{"user": c.user, "collection": c.collection}
-                                             for c in list_collections(self.state.settings.home, self.user)], True)
+                                             for c in collections(self.state.settings, self.user)], True)
             elif service in READ_SERVICES:
                 def read() -> Any:
                     with self.state.pool.use(self.settings(request)) as rt:
