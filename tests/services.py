@@ -127,6 +127,21 @@ def oxigraph_url(tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def s3_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A SeaweedFS S3 gateway (``weed server -s3``, with the bucket ``provgraph``) started on loopback for the session on
+    first use: its ``AWS_*`` settings and ``PROVGRAPH_BLOB_URL``; stopped by pid after the session."""
+    folder = tmp_path_factory.mktemp("seaweedfs")
+    run = subprocess.run([sys.executable, str(SCRIPT), "start", "--dir", str(folder), "--only", "s3"],
+                         capture_output=True, text=True, timeout=120)
+    if run.returncode != 0:
+        _unavailable("SeaweedFS (S3): " + (run.stderr.strip().splitlines() or ["services.py failed"])[-1])
+    try:
+        yield {k: str(v) for k, v in json.loads((folder / "services.json").read_text())["s3"]["env"].items()}
+    finally:
+        subprocess.run([sys.executable, str(SCRIPT), "stop", "--dir", str(folder)], capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
     """The URL of the test PostgreSQL (skipped without it; a failure under CI=true)."""
     info = service_state().get("postgres")

@@ -15,7 +15,7 @@ RANK = {
     "store": 2, "vectors": 2, "librarian": 2, "models": 2, "queue": 2,
     "ingest": 3, "extract": 3, "retrieval": 3, "agent": 3, "communities": 3,
     "explain": 4, "integrity": 4, "conversation": 4,
-    "runtime": 5,
+    "runtime": 5, "backends": 5,
     "cli": 6, "api": 6, "session": 6, "client": 7,
 }
 

@@ -70,6 +70,8 @@ class Settings(BaseSettings):
     store_url: str | None = Field(None, description="quad store: postgresql://… (unset: the embedded store)")
     replica_url: str | None = Field(None, description="SPARQL replica of a PostgreSQL collection: an Oxigraph server's "
                                     "http://… (unset: sparql refuses there)")
+    blob_url: str | None = Field(None, description="documents' bytes: s3://bucket/prefix, with the usual AWS_* endpoint "
+                                 "and credential settings (unset: inside the store)")
     queue_url: str | None = Field(None, description="extraction jobs: nats://… (unset: load extracts in process)")
     queue_ack_wait: float = Field(600.0, gt=0, description="seconds a worker may take on a job before it is redelivered")
     queue_max_deliver: int = Field(5, ge=1, description="deliveries of a job before it is dead-lettered")

@@ -1,4 +1,4 @@
-"""The ONLY place that picks backends: settings in, a collection's open parts out.
+"""With backends.py, the only place that picks backends: settings in, a collection's open parts out.
 
 Parts are opened lazily (a ``sparql`` call never loads the embedder) and closed together;
 a runtime serves one ``(user, collection)``.
@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from provgraph.config import Settings
 from provgraph.errors import ConfigError, NotFound
 from provgraph.layout import CollectionRef, note_part, set_aside_index, verify_part
+from provgraph.backends import (collection_exists, collections, create_collection, documents_store,  # noqa: F401
+                                 drop_collection, job_queue, job_table, postgres_url)
 from provgraph.store.collections import create_collection as create_folder
 from provgraph.store.collections import open_store
 
@@ -34,10 +36,7 @@ if TYPE_CHECKING:  # imported where built: `provgraph sparql` loads neither nump
     from provgraph.retrieval.graph_rag import GraphRag, GraphRagParams
     from provgraph.retrieval.hybrid import HybridRetriever
     from provgraph.retrieval.read_cache import ReadCache
-    from provgraph.queue.nats_queue import NatsQueue
     from provgraph.store.base import QuadStore
-    from provgraph.store.collections import CollectionInfo
-    from provgraph.store.pg_jobs import JobTable
     from provgraph.store.oxigraph import OxigraphStore
     from provgraph.store.replica import OxigraphReplica
     from provgraph.vectors.base import VectorIndex
@@ -57,98 +56,6 @@ def build_embedder(settings: Settings) -> Embedder:
     from provgraph.models import factory
 
     return factory.build_embedder(settings)
-
-
-def _postgres_url(settings: Settings) -> str | None:
-    """The PostgreSQL URL of ``PROVGRAPH_STORE_URL`` (None: the embedded store); ConfigError for another scheme."""
-    url = (settings.store_url or "").strip()
-    if not url:
-        return None
-    if not url.startswith(("postgresql://", "postgres://")):
-        raise ConfigError(f"PROVGRAPH_STORE_URL must be a postgresql:// URL (or unset for the embedded store), got {url!r}")
-    return url
-
-
-def job_queue(settings: Settings) -> NatsQueue | None:
-    """The extraction job queue of ``PROVGRAPH_QUEUE_URL`` (None: extraction runs in process)."""
-    url = (settings.queue_url or "").strip()
-    if not url:
-        return None
-    if not url.startswith("nats://"):
-        raise ConfigError(f"PROVGRAPH_QUEUE_URL must be a nats:// URL (or unset to extract in process), got {url!r}")
-    if _postgres_url(settings) is None:
-        raise ConfigError("PROVGRAPH_QUEUE_URL needs PROVGRAPH_STORE_URL: workers in other processes cannot open an "
-                          "embedded store")
-    from provgraph.queue.nats_queue import NatsQueue
-
-    return NatsQueue(url, ack_wait=settings.queue_ack_wait, max_deliver=settings.queue_max_deliver)
-
-
-def job_table(settings: Settings) -> JobTable:
-    """The jobs table beside the collections (PROVGRAPH_STORE_URL's database)."""
-    from provgraph.store.pg_jobs import JobTable
-
-    url = _postgres_url(settings)
-    if url is None:
-        raise ConfigError("load jobs need PROVGRAPH_STORE_URL (postgresql://…)")
-    return JobTable(url)
-
-
-def create_collection(settings: Settings, ref: CollectionRef) -> bool:
-    """Create a collection, in the configured store too; returns False when it already existed (as its folder)."""
-    created = create_folder(ref)
-    url = _postgres_url(settings)
-    if url is not None:
-        from provgraph.store.postgres import PostgresStore
-
-        PostgresStore(url, ref.user, ref.collection, create=True).close()  # placed, its schema made
-    return created
-
-
-def collections(settings: Settings, user: str | None = None) -> list[CollectionInfo]:
-    """Every collection (of ``user`` when given): on PostgreSQL the placed ones, whichever process created them
-    (a server replica lists what another loaded), else the folders under the home."""
-    from provgraph.store.collections import CollectionInfo, list_collections
-
-    url = _postgres_url(settings)
-    if url is None:
-        return list_collections(settings.home, user)
-    from provgraph.store.pg_placement import list_pg_collections
-
-    return [CollectionInfo(u, c, CollectionRef(settings.home, u, c).root) for u, c in list_pg_collections(url, user)]
-
-
-def collection_exists(settings: Settings, ref: CollectionRef) -> bool:
-    """Whether the collection exists; on PostgreSQL, whether it is placed there (its local folder, which holds only
-    derived parts, is made here when another process created it)."""
-    url = _postgres_url(settings)
-    if url is None or ref.exists():
-        return ref.exists()
-    from provgraph.store.pg_placement import list_pg_collections
-
-    if (ref.user, ref.collection) not in list_pg_collections(url, ref.user):
-        return False
-    create_folder(ref)
-    return True
-
-
-def drop_collection(settings: Settings, ref: CollectionRef) -> None:
-    """Delete a collection and everything in it, in the configured store too (NotFound if it exists nowhere)."""
-    from provgraph.store.collections import drop_collection as drop_folder
-
-    url = _postgres_url(settings)
-    if url is None:
-        drop_folder(ref)
-        return
-    from provgraph.store.pg_placement import drop_pg_collection
-
-    try:
-        drop_pg_collection(url, ref.user, ref.collection)
-    except NotFound:
-        if not ref.exists():
-            raise
-    if ref.exists():
-        drop_folder(ref)
 
 
 class Removal(NamedTuple):
@@ -177,7 +84,7 @@ class Runtime:
     @cached_property
     def store(self) -> QuadStore:
         """The collection's quad store: PostgreSQL when ``PROVGRAPH_STORE_URL`` names one, else embedded."""
-        url = _postgres_url(self.settings)
+        url = postgres_url(self.settings)
         if url is None:
             store: QuadStore = open_store(self.ref, create=self._create)
         else:
@@ -216,13 +123,17 @@ class Runtime:
 
         if not self.ref.exists():
             open_store(self.ref, create=self._create)  # raises NotFound when it must exist
-        url = _postgres_url(self.settings)
+        url = postgres_url(self.settings)
         if url is not None:  # beside the quads, in the collection's schema
             from provgraph.librarian.postgres import PgLibrarian
 
-            pg = PgLibrarian(url, self._pg_schema(), name=str(self.ref))
+            schema = self._pg_schema()
+            pg = PgLibrarian(url, schema, name=str(self.ref), documents=documents_store(self.settings, schema))
             self._opened.append(pg)
             return pg
+        if (self.settings.blob_url or "").strip():
+            raise ConfigError("PROVGRAPH_BLOB_URL needs PROVGRAPH_STORE_URL (postgresql://…): the embedded store keeps "
+                              "documents inside it")
         existed = verify_part(self.ref, "librarian")  # one that vanished is an error, never recreated over
         lib = SqliteLibrarian(self.ref.librarian_dir)
         self._opened.append(lib)
@@ -266,7 +177,7 @@ class Runtime:
         return self._embedder_override or build_embedder(self.settings)
 
     def _index(self, name: str) -> VectorIndex:
-        url = _postgres_url(self.settings)
+        url = postgres_url(self.settings)
         if url is not None:  # beside the quads, in the collection's schema
             from provgraph.vectors.pgvector_index import PgVectorIndex
 
@@ -293,7 +204,7 @@ class Runtime:
         from provgraph.errors import StoreUnavailable
         from provgraph.integrity.backup import make_backup, settings_that_matter
 
-        if _postgres_url(self.settings) is not None:
+        if postgres_url(self.settings) is not None:
             raise ConfigError(f"collection {self.ref}: a backup archive holds an embedded store; with the quads in "
                               "PostgreSQL (PROVGRAPH_STORE_URL) use provgraph export (and pg_dump) instead")
         try:  # embedded (checked above); None when another process has it: make_backup waits for it, or refuses
@@ -313,7 +224,7 @@ class Runtime:
             lambda: Parts(self.store, self.librarian, self.chunk_index, self.entity_index, self.embedder),
             self.ref.vectors_dir, fix=repair)
         counts = {"documents": len(self.librarian.list(kind="document")), "quads": len(self.store)}
-        if _postgres_url(self.settings) is not None and (self.settings.replica_url or "").strip():
+        if postgres_url(self.settings) is not None and (self.settings.replica_url or "").strip():
             counts["replica_pending"] = self.replica().lag().behind  # not a problem: a query catches up first
         return CheckReport(str(self.ref), found, done, problems, counts, repair)
 

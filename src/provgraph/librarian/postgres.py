@@ -5,6 +5,10 @@ every content and text once (records reference them by foreign key, so a blob in
 deleted: clean-up after a write skips any a concurrent write has taken); ``lib_completions`` is written
 last when a document is loaded and dropped first when it changes. Each write is one transaction. The
 generations are sequences bumped after the commit, so every process sees every write.
+
+With ``documents`` (``PROVGRAPH_BLOB_URL``: librarian/external.py) a document's content goes there, put before the
+transaction that records it, and its ``lib_blobs`` row holds no bytes (a row of no bytes whose digest is not the empty
+string's says: the bytes are outside); the bytes are deleted there once the row is (no record references them).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Any
 
 from provgraph.errors import InputError, NotFound
 from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
+from provgraph.librarian.blobs import sha256_hex
+from provgraph.librarian.external import ExternalBlobs
 from provgraph.librarian.rows import COLUMNS, Prepared, check_batch, iso, to_record
 from provgraph.store.pg_connection import PgLink, pg_errors
 
@@ -43,6 +49,7 @@ _UPSERT = (f"INSERT INTO {{s}}.lib_records ({COLUMNS}) VALUES ({', '.join(['%s']
            + ", ".join(f"{c} = EXCLUDED.{c}" for c in COLUMNS.replace(" ", "").split(",")[1:]))
 _SUBTREE = ("WITH RECURSIVE sub(id) AS (SELECT %s::text UNION ALL "
             "SELECT r.id FROM {s}.lib_records r JOIN sub ON r.parent_id = sub.id)")
+_EMPTY = sha256_hex(b"")
 _CURRENT = ("SELECT c.document FROM {s}.lib_completions c JOIN {s}.lib_records r ON r.id = c.document "
             "WHERE c.content_hash = r.content_hash")
 
@@ -56,8 +63,9 @@ def _dict_rows(conn: Any) -> None:
 class PgLibrarian:
     """A :class:`~provgraph.librarian.base.Librarian` in PostgreSQL (the collection's ``schema``)."""
 
-    def __init__(self, url: str, schema: str, *, name: str) -> None:
+    def __init__(self, url: str, schema: str, *, name: str, documents: ExternalBlobs | None = None) -> None:
         self.name = name
+        self.documents = documents
         self.path = Path(schema)  # no folder: named for messages only
         self._schema = schema
         self._lock = threading.RLock()
@@ -109,11 +117,14 @@ class PgLibrarian:
         for digest in sorted(set(digests)):
             try:
                 with self._lock, self._db.transaction():
-                    self._db.execute(self._sql("DELETE FROM {s}.lib_blobs b WHERE digest = %s AND NOT EXISTS (SELECT 1 "
-                                               "FROM {s}.lib_records r WHERE r.content_hash = b.digest OR r.text_hash = "
-                                               "b.digest)"), (digest,))
+                    gone = self._db.execute(self._sql(
+                        "DELETE FROM {s}.lib_blobs b WHERE digest = %s AND NOT EXISTS (SELECT 1 FROM {s}.lib_records r "
+                        "WHERE r.content_hash = b.digest OR r.text_hash = b.digest) RETURNING length(data) AS n"),
+                        (digest,)).fetchall()
             except psycopg.errors.ForeignKeyViolation:
                 continue  # a record added meanwhile uses it
+            if self.documents is not None and gone and gone[0]["n"] == 0 and digest != _EMPTY:
+                self.documents.delete(digest)
 
     def _rows(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         rows = self._q(f"SELECT {COLUMNS} FROM {{s}}.lib_records WHERE id = ANY(%s)", (list(ids),))
@@ -127,7 +138,15 @@ class PgLibrarian:
 
     def _blob(self, digest: str) -> bytes:
         rows = self._q("SELECT data FROM {s}.lib_blobs WHERE digest = %s", (digest,))
-        return bytes(rows[0]["data"])
+        return self._bytes(digest, bytes(rows[0]["data"]))
+
+    def _bytes(self, digest: str, data: bytes) -> bytes:
+        """A row's bytes, read from the document store when the row holds none."""
+        if data or digest == _EMPTY:
+            return data
+        if self.documents is None:
+            raise NotFound(f"{self.name}: the bytes of {digest} are in a document store (set PROVGRAPH_BLOB_URL)")
+        return self.documents.get(digest)
 
     def _stored(self, id: str) -> tuple[str, str] | None:
         row = self._rows([id]).get(id)
@@ -140,6 +159,7 @@ class PgLibrarian:
         if not batch:
             return
         check_batch(batch, self._stored)
+        outside = self._put_documents(batch)
         ids = {p.rec.id for p in batch}
         garbage: set[str] = set()
         now = iso(datetime.now(UTC))
@@ -149,6 +169,7 @@ class PgLibrarian:
             rows: builtins.list[tuple[Any, ...]] = []
             blobs: dict[str, bytes] = {}
             changed: builtins.list[str] = []
+            blobs.update(dict.fromkeys(outside, b""))  # their bytes are in the document store
             for prep in batch:
                 old = olds.get(prep.rec.id)
                 created = iso(prep.rec.created) if prep.rec.created else (old["created"] if old else now)
@@ -171,6 +192,15 @@ class PgLibrarian:
                 cur.executemany(self._sql(_UPSERT), rows)
             garbage.update(self._drop_stale(db, changed, ids, batch))
         self._collect(garbage)
+
+    def _put_documents(self, batch: Sequence[Prepared]) -> set[str]:
+        """The documents' contents put in the document store (before the transaction); their digests."""
+        if self.documents is None:
+            return set()
+        put = {p.content_hash: p.rec.data for p in batch if p.rec.kind == "document"}
+        for digest, data in sorted(put.items()):
+            self.documents.put(digest, data)
+        return set(put) - {_EMPTY}
 
     def _drop_stale(self, db: Any, changed: list[str], ids: set[str], batch: Sequence[Prepared]) -> set[str]:
         """Delete the descendants of changed records that the batch does not re-add."""
@@ -240,9 +270,9 @@ class PgLibrarian:
     def texts(self, ids: Iterable[str], *, missing_ok: bool = False) -> dict[str, str]:
         """The texts of many records in one query, in the order asked."""
         wanted = list(dict.fromkeys(ids))
-        rows = self._q("SELECT r.id, b.data FROM {s}.lib_records r JOIN {s}.lib_blobs b ON b.digest = r.text_hash "
+        rows = self._q("SELECT r.id, r.text_hash, b.data FROM {s}.lib_records r JOIN {s}.lib_blobs b ON b.digest = r.text_hash "
                        "WHERE r.id = ANY(%s)", (wanted,))
-        found = {r["id"]: bytes(r["data"]).decode("utf-8") for r in rows}
+        found = {r["id"]: self._bytes(r["text_hash"], bytes(r["data"])).decode("utf-8") for r in rows}
         missing = [i for i in wanted if i not in found]
         if missing and not missing_ok:
             raise NotFound(f"librarian records not found: {', '.join(missing)}")
@@ -271,3 +301,5 @@ class PgLibrarian:
         """Close the connection; idempotent."""
         with self._lock:
             self._link.close()
+            if self.documents is not None:
+                self.documents.close()
