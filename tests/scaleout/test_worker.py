@@ -15,6 +15,9 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
+
+import httpx
 
 import pytest
 
@@ -126,3 +129,35 @@ async def _dead_letters(url: str) -> list[str]:
             out.append(msg.data.decode())
     finally:
         await nc.close()
+
+
+def test_the_api_load_route_enqueues_for_the_workers(queued: str, pg_url: str, nats_url: str, tmp_path: Path) -> None:
+    """POST /collections/{c}/documents answers at once with its job; the documents' extraction goes to the queue
+    (no worker yet: the job waits), and a worker started later does it; the job ends done with its documents."""
+    from tests.server.live import live_server
+
+    env = {"PROVGRAPH_STORE_URL": pg_url, "PROVGRAPH_QUEUE_URL": nats_url, "PROVGRAPH_LLM": "none"}
+    (tmp_path / "srv").mkdir()
+    names = ("becquerel_rays.txt", "radium_institute.txt")
+    with live_server(tmp_path / "srv" / "home", env=env) as server, \
+            httpx.Client(base_url=server.url + "/api/v1", timeout=60) as http:
+        job = http.post(f"/collections/{queued}/documents",
+                        files=[("files", (n, (CORPUS / n).read_bytes())) for n in names]).json()
+        deadline = time.monotonic() + 60
+        while True:  # both stored and waiting for a worker
+            view = http.get(f"/jobs/{job['id']}").json()
+            if [d["status"] for d in view["documents"]] == ["extracting", "extracting"]:
+                break
+            assert time.monotonic() < deadline and view["status"] != "failed", view
+            time.sleep(0.1)
+        worker = subprocess.run([*WORKER, "--idle-exit", "2"], env={**os.environ, "PROVGRAPH_HOME": str(tmp_path / "w")},
+                                capture_output=True, text=True, timeout=120)
+        assert worker.returncode == 0 and "worker: 2 job(s) handled" in worker.stderr, worker.stderr
+        deadline = time.monotonic() + 60
+        while (view := http.get(f"/jobs/{job['id']}").json())["status"] not in ("done", "failed"):
+            assert time.monotonic() < deadline, view
+            time.sleep(0.1)
+    assert view["status"] == "done" and view["errors"] == [], view
+    assert [d["status"] for d in view["documents"]] == ["loaded", "loaded"]
+    assert view["chunks_done"] == view["chunks"] > 0
+    assert re.search(r"2 document\(s\), \d+ quads: consistent", run("check", "-C", queued).out)

@@ -104,6 +104,15 @@ class DocumentProgress:
             if o.failed:
                 doc.failures.append({"chunk": o.chunk.value, "component": o.component, "error": o.error or ""})
 
+    def worked(self, document: str, error: str | None) -> None:
+        """A worker's job for ``document`` ended (``error``: it failed, every chunk extraction counted as failed)."""
+        with self._lock:
+            for doc in self.documents:
+                if doc.document == document and doc.status == "extracting":
+                    doc.chunks_done = doc.chunks
+                    if error is not None:
+                        doc.failures = [{"chunk": "", "component": "worker", "error": error}] * max(1, doc.chunks)
+
     def finish(self) -> None:
         """Every document still extracting gets its outcome."""
         with self._lock:

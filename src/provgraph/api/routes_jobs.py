@@ -24,6 +24,7 @@ from fastapi.responses import StreamingResponse
 
 from provgraph.api.errors import ApiError, one_line
 from provgraph.api.job_documents import DocumentProgress
+from provgraph.api.job_workers import extract_by_workers
 from provgraph.api.job_table import KEEP_FINISHED, JobTable
 from provgraph.api.objects import from_objects, to_objects
 from provgraph.api.routes_data import ERRORS, RESULT_FORM, ResultForm
@@ -37,6 +38,7 @@ from provgraph.extract.base import ChunkInput
 from provgraph.rdf.terms import Iri
 from provgraph.ingest.pipeline import LoadResult
 from provgraph.layout import check_name
+from provgraph.runtime import job_queue
 
 if TYPE_CHECKING:
     from provgraph.runtime import Runtime
@@ -176,6 +178,7 @@ class Jobs:
         results: list[LoadResult] = []
         failed: list[str] = []
         outcomes: list[Any] = []
+        by_workers: list[str] = []
         docs = job.documents
         assert docs is not None
         try:
@@ -203,11 +206,14 @@ class Jobs:
                 chunks = [c for r in results for c in r.chunks]
                 job.chunks = len(chunks) * len(chosen)
                 rt.commit_documents([r.document for r in results if not r.chunks])
-                if chunks:
+                queue = job_queue(rt.settings) if chunks else None
+                if queue is not None:  # workers extract them (PROVGRAPH_QUEUE_URL)
+                    by_workers = extract_by_workers(job, rt, queue, results, self.stopping)
+                elif chunks:
                     outcomes = extract_for(job, rt, chosen, chunks)
             self.keep_typed(job, results)
             job.result = load_summary(results, outcomes, failed)
-            job.errors = failed + [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
+            job.errors = failed + by_workers + [f"chunk {o.chunk.value} ({o.component}): {o.error}" for o in outcomes if o.failed]
             job.status = "done"
             docs.finish()
         except ProvgraphError as exc:
