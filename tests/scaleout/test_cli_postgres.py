@@ -3,6 +3,7 @@ through the named operations work, the same corpus gives the same quads, records
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from pathlib import Path
@@ -68,3 +69,17 @@ def test_the_corpus_on_postgresql_has_the_embedded_quads(pg_url: str, tmp_path: 
     assert sparql.code == 2 and "set PROVGRAPH_REPLICA_URL" in sparql.err
     assert run("collections", "drop", name, "--yes").code == 0
     assert ("default", name) not in list_pg_collections(pg_url)
+
+
+def test_a_home_without_the_collection_lists_and_reads_it(pg_url: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL a collection is the database's, not a home's: one created and loaded from one home is listed and
+    read from another (a second machine, a server replica); its local folder holds only derived parts."""
+    monkeypatch.setenv("PROVGRAPH_STORE_URL", pg_url)
+    name = f"h-{uuid.uuid4().hex[:8]}"
+    first, second = str(tmp_path / "first"), str(tmp_path / "second")
+    assert run("--home", first, "load", str(CORPUS / "becquerel_rays.txt"), "-C", name).code == 0
+    listed = run("--home", second, "collections", "list", "--format", "json")
+    assert listed.code == 0 and {"user": "default", "collection": name} in json.loads(listed.out)
+    shown = run("--home", second, "documents", "list", "-C", name)
+    assert shown.code == 0 and "becquerel_rays.txt" in shown.out

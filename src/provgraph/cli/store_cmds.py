@@ -18,7 +18,7 @@ from provgraph.errors import InputError, QueryError
 from provgraph.layout import CollectionRef
 from provgraph.rdf.convert import from_ox
 from provgraph.rdf.seed_syntax import as_triple_terms
-from provgraph.store.collections import list_collections
+from provgraph.backends import collections as collections_of
 from provgraph.store.sparql_run import QueryResults, QueryTimeout, ResultLimits, Truncated, run_query
 
 __all__ = ["register"]
@@ -191,7 +191,7 @@ def collections_list(
 ) -> None:
     """List collections. Example: provgraph collections list --format json"""
     settings = settings_from(ctx)
-    found = list_collections(settings.home, listing_user(user))
+    found = collections_of(settings, listing_user(user))
     if fmt is QueryFormat.json:
         echo(json_text([{"user": c.user, "collection": c.collection} for c in found]))
         return
