@@ -127,8 +127,12 @@ async def _waiting_pulls(url: str) -> int:
         await nc.close()
 
 
-def workers_figures(counts: list[int], docs: int, env: dict[str, str], home: Path, urls: dict[str, str]) -> None:
-    """Chunks/s with each number of worker processes (one collection each, the same documents)."""
+def workers_figures(counts: list[int], docs: int, env: dict[str, str], home: Path, urls: dict[str, str],
+                    pg_pid: int) -> None:
+    """Chunks/s with each number of worker processes (one collection each, the same documents), with PostgreSQL's
+    CPU and how many of its backends waited on a lock (sampled at each poll of the jobs table)."""
+    import psycopg
+
     exe = str(Path(sys.executable).with_name("provgraph"))
     base: float | None = None
     folder = home / "worker-docs"
@@ -156,6 +160,8 @@ def workers_figures(counts: list[int], docs: int, env: dict[str, str], home: Pat
             queue = job_queue(settings)
             assert queue is not None
             calls, t0, _Llm.most_in_flight = _Llm.calls, time.perf_counter(), 0
+            pg0, waits = tree_cpu(pg_pid), []
+            watch = psycopg.connect(urls["postgres"], autocommit=True)
             ids = [str(row["job"]) for row in enqueue(rt, queue, results, "relationships")]
             table = job_table(settings)
             try:
@@ -163,9 +169,13 @@ def workers_figures(counts: list[int], docs: int, env: dict[str, str], home: Pat
                     states = [s for s, _, _ in table.states(ids).values()]
                     if sum(s in (DONE, FAILED) for s in states) == len(ids):
                         break
+                    waits.append(int(watch.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
+                                                   "'Lock'").fetchone()[0]))  # type: ignore[index]
                     time.sleep(0.05)
             finally:
                 table.close()
+                watch.close()
+            pg_cpu = tree_cpu(pg_pid) - pg0
             wall = time.perf_counter() - t0
             chunks = sum(len(r.chunks) for r in results)
         errs = [p.communicate(timeout=120)[1] for p in procs]
@@ -178,6 +188,8 @@ def workers_figures(counts: list[int], docs: int, env: dict[str, str], home: Pat
                speedup=round(rate / base, 2), llm_calls=_Llm.calls - calls, llm_delay_s=_Llm.delay,
                llm_most_in_flight=_Llm.most_in_flight,
                failed=states.count(FAILED), worker_cpu_ms_per_chunk=round(cpu * 1000 / chunks, 1),
+               postgres_cpu_ms_per_chunk=round(pg_cpu * 1000 / chunks, 1),
+               backends_waiting_on_locks_mean=round(sum(waits) / max(1, len(waits)), 2),
                worker_errors=[e.strip().splitlines()[-1] for e in errs if "error" in e.lower()][:2], uptime=load_now())
         for f in files:
             f.unlink()
@@ -319,7 +331,8 @@ def main() -> None:
                "PROVGRAPH_QUEUE_URL": urls["nats"], "PROVGRAPH_LLM_BASE_URL": f"http://127.0.0.1:{httpd.server_port}/v1",
                "PROVGRAPH_LLM_MODEL": "bench-scripted", "PROVGRAPH_LLM_API_KEY": "bench", "PROVGRAPH_LLM_MAX_RETRIES": "0"}
         if "workers" in parts:
-            workers_figures([int(n) for n in args.workers.split(",")], args.worker_docs, env, home, urls)
+            workers_figures([int(n) for n in args.workers.split(",")], args.worker_docs, env, home, urls,
+                            int(state["postgres"]["pid"]))
         if "replicas" in parts:
             replicas_figures(env, scratch, args.clients, args.requests)
         if parts & {"ingest", "queries"}:
