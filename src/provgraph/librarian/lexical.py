@@ -23,6 +23,7 @@ from typing import Protocol, runtime_checkable
 
 from provgraph.errors import StoreError
 from provgraph.librarian.phrase_scores import PhraseScores
+from provgraph.librarian.rows import MMAP_BYTES
 
 __all__ = ["LexicalHit", "LexicalIndex", "Fts5Index", "LEXICAL_DB", "query_terms", "stem"]
 
@@ -134,6 +135,7 @@ class Fts5Index:
             self._db = sqlite3.connect(self.path / LEXICAL_DB, isolation_level=None, check_same_thread=False,
                                        timeout=10.0)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             self._drop_other_tokenizer()
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as exc:

@@ -14,6 +14,9 @@ from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record
 from provgraph.librarian.blobs import BLOB_TABLE, sha256_hex
 
 __all__ = ["SCHEMA_VERSION", "SCHEMA", "COLUMNS", "UPSERT", "iso", "to_record", "Prepared", "check_batch"]
+# the librarian's and the lexical index's files are read through a memory map this large (SQLite's mmap_size):
+# a page read is a copy-free look into the OS's page cache, not a read() into SQLite's 2 MB cache
+MMAP_BYTES = 1 << 28
 
 SCHEMA_VERSION = 2
 SCHEMA = completions.SCHEMA + """

@@ -25,7 +25,7 @@ from provgraph.errors import NO_SPACE_ADVICE, InputError, NotFound, StoreError, 
 from provgraph.librarian import completions
 from provgraph.librarian.base import PARENT_KINDS, NewRecord, Record, RecordKind
 from provgraph.librarian.blobs import INLINE_LIMIT, BlobStore
-from provgraph.librarian.rows import COLUMNS, SCHEMA, SCHEMA_VERSION, UPSERT, Prepared, check_batch, iso, to_record
+from provgraph.librarian.rows import COLUMNS, MMAP_BYTES, SCHEMA, SCHEMA_VERSION, UPSERT, Prepared, check_batch, iso, to_record
 
 __all__ = ["SqliteLibrarian", "DB_NAME"]
 
@@ -70,6 +70,7 @@ class SqliteLibrarian:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")  # a completion record must never outlive a power cut
             db.execute("PRAGMA foreign_keys=ON")
+            db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")  # reads from the OS's page cache, not copied in by read()
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(f"librarian: {self.path} was written by a newer provgraph (schema {version})")
