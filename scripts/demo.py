@@ -1,6 +1,6 @@
 """`make demo`: the whole product on embedded defaults, offline, on the sample corpus.
 
-Loads examples/corpus into a fresh collection `demo`, asks two GraphRAG questions and one
+Loads examples/corpus into a fresh collection `demo`, asks three GraphRAG questions and one
 Document RAG question with their explain steps shown, lists the traces, shows the first one with
 its provenance, and prints one document's provenance tree. Re-running starts from a fresh
 collection again. Uses whatever LLM is configured (PROVGRAPH_LLM_*); with none, the no-LLM mode.
