@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from provgraph.retrieval.document_rag import DocumentRag
 from provgraph.retrieval.graph_rag import GraphRag
 from provgraph.retrieval.trace import TraceWriter
 from provgraph.runtime import Runtime
+from provgraph.store.base import QuadStore
 from provgraph.store.oxigraph import OxigraphStore
 from tests.fakes.scripted_llm import ScriptedChatModel, by_schema
 from tests.unit.retrieval.graph_world import WHEN, World, world  # noqa: F401
@@ -34,17 +36,17 @@ def names(events: Sequence[Event]) -> list[str]:
     return [e.step if isinstance(e, Explain) else type(e).__name__ for e in events]
 
 
-def failing_add(store: OxigraphStore, monkeypatch: pytest.MonkeyPatch, subject: Iri) -> list[Iri]:
+def failing_add(store: QuadStore, monkeypatch: pytest.MonkeyPatch, subject: Iri) -> list[Iri]:
     """Make writing the step about ``subject`` fail as a full disk would; returns the subjects of later writes."""
     real = store.add
     later: list[Iri] = []
 
-    def add(quads: Sequence[Quad], *, atomic: bool = True) -> int:
+    def add(quads: Sequence[Quad], **kw: Any) -> int:  # the store's own options as given (PostgreSQL's add has none)
         subjects = {q.s for q in quads}
         if subject in subjects:
             raise StoreError(FULL)
         later.extend(s for s in subjects if isinstance(s, Iri))
-        return real(quads, atomic=atomic)
+        return real(quads, **kw)
 
     monkeypatch.setattr(store, "add", add)
     return later
