@@ -210,9 +210,14 @@ class Fts5Index:
             return []
         phrases = [_match_term(t, prefix=kind == "chunk") for t in terms]
         groups = [(table, "body", phrases, 1.0)]
-        if kind == "chunk" and exact > 0:
-            groups.append((EXACT, "body", [_match_term(t, prefix=False) for t in terms], exact))
         with self._lock:  # = ORDER BY bm25 LIMIT k of the phrases OR-ed, each phrase's rows scored once (kept)
+            if kind == "chunk" and exact > 0:
+                # a word form no chunk writes cannot be preferred: its stem's rows stand in for it, so that
+                # the question's other words do not outweigh it ("discover" where the texts say "discovered")
+                written = [self._scores.matches(EXACT, "body", _match_term(t, prefix=False)) > 0 for t in terms]
+                groups.append((EXACT, "body", [_match_term(t, prefix=False) for t, w in zip(terms, written) if w],
+                               exact))
+                groups.append((table, "body", [p for p, w in zip(phrases, written) if not w], exact))
             best = self._scores.top_of(groups, k)
             marks = ",".join("?" * len(best))
             ids = dict(self._db.execute(f"SELECT rowid, id FROM {table} WHERE rowid IN ({marks})",

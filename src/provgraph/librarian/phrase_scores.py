@@ -77,6 +77,11 @@ class PhraseScores:
         order = np.lexsort((unique, -score))[:k]
         return [(int(unique[i]), -float(score[i])) for i in order]
 
+    def matches(self, table: str, column: str, phrase: str) -> int:
+        """How many rows of ``table`` hold ``phrase`` in ``column``."""
+        self._check_version()
+        return len(self._phrase(table, column, phrase)[0])
+
     def _check_version(self) -> None:
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if version != self._version:

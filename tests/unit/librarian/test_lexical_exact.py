@@ -43,3 +43,13 @@ def test_an_index_without_exact_forms_is_dropped_to_be_filled_again(tmp_path: Pa
     index.put("chunk", [("a", "1", "polonium")])
     assert [h.id for h in index.search("chunk", "polonium", 5)] == ["a"]
     index.close()
+
+
+def test_a_word_form_no_chunk_writes_keeps_its_weight_through_its_stem(tmp_path: Path) -> None:
+    index = Fts5Index(tmp_path)
+    # "discover" is written nowhere: its stem's matches stand in for its exact form, so the names the question
+    # also says (written as asked, everywhere) do not outweigh the chunk that says what was discovered
+    index.put("chunk", [("names", "1", "Marie Curie and Pierre Curie shared a prize; Marie Curie taught"),
+                        ("found", "1", "Radium was discovered by Marie Curie in December 1898")])
+    assert [h.id for h in index.search("chunk", "What did Marie Curie discover?", 5)] == ["found", "names"]
+    index.close()
