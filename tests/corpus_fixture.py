@@ -63,3 +63,13 @@ def corpus_settings(_corpus_home: Path, tmp_path: Path, monkeypatch: pytest.Monk
         monkeypatch.setenv("PROVGRAPH_STORE_URL", url)
         return load_settings(home=str(home), collection=COLLECTION, llm="none", store_url=url)
     return load_settings(home=str(home), collection=COLLECTION, llm="none")
+
+
+def corpus_module_env(name: str) -> dict[str, str]:
+    """Settings for a module's server over a copy of the corpus home: in a suite-on-PostgreSQL run, a database of
+    the module's own copied from the corpus's (``suite_mod_<name>``); else none (the home holds the corpus)."""
+    if _CORPUS_TEMPLATE is None:
+        return {}
+    from tests.services import suite_module_database
+
+    return {"PROVGRAPH_STORE_URL": suite_module_database(name, _CORPUS_TEMPLATE)}

@@ -25,12 +25,11 @@ import httpx
 import pytest
 
 from provgraph.api.tokens import TOKENS_FILE, TokenStore
-from tests import corpus_fixture
+from tests.corpus_fixture import corpus_module_env
 from tests.cli_runner import run
 from tests.security.conftest import QUAD, cli, count, serving
 from tests.security.conftest import http as _http  # the local name: tests name their own clients http
 from tests.server.live import LiveServer, live_server
-from tests.services import suite_module_database
 
 pytestmark = pytest.mark.server
 
@@ -55,10 +54,7 @@ def tokened(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Ite
     shutil.copytree(_corpus_home, home)
     store = TokenStore(home)
     tokens = {user: store.create(user)[1] for user in ("default", "bob")}
-    env = {}  # in a suite-on-PostgreSQL run: the corpus copied into a database of this module's, served from there
-    if corpus_fixture._CORPUS_TEMPLATE is not None:
-        env["PROVGRAPH_STORE_URL"] = suite_module_database("hostile_clients", corpus_fixture._CORPUS_TEMPLATE)
-    with live_server(home, "--concurrency", "2", env=env) as server:
+    with live_server(home, "--concurrency", "2", env=corpus_module_env("hostile_clients")) as server:
         yield server, tokens
 
 

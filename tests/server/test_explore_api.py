@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from provgraph.api.tokens import TokenStore
-from tests.corpus_fixture import COLLECTION
+from tests.corpus_fixture import COLLECTION, corpus_module_env
 from tests.server.live import live_server
 
 pytestmark = pytest.mark.server
@@ -41,7 +41,7 @@ def users(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Itera
     tokens = TokenStore(home)
     _, owner = tokens.create("default")
     _, other = tokens.create("mallory")
-    with live_server(home) as server:
+    with live_server(home, env=corpus_module_env("explore_api")) as server:
         base = server.url + "/api/v1"
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {owner}"}, timeout=60) as a, \
                 httpx.Client(base_url=base, headers={"Authorization": f"Bearer {other}"}, timeout=60) as b:
