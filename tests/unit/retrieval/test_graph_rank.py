@@ -130,9 +130,14 @@ def test_the_trace_of_every_ranked_passage_carries_its_scores_and_path(bridge) -
         if TG.weight in n:
             by_hop.setdefault(n[TG.hop][0].value, []).append(float(n[TG.weight][0].value))
     assert sorted(by_hop) == ["1", "2"] and all(len(w) <= TRACED_SEEDS for w in by_hop.values())
+    retrieved = {r.chunk: r for r in bridge.retrieve(QUESTION, k=len(BRIDGE_FILES)).passages}
     for p in passages:
         assert {TG.chunk, TG.rank, TG.score, TG.hop} <= set(p)
         assert {TG.graphScore, TG.lexicalRank, TG.denseRank} & set(p)  # some ranking placed it
+        r = retrieved[p[TG.chunk][0].value]  # the scores are the ranking's, each one recorded
+        for prop, value in ((TG.graphScore, r.graph_score), (TG.graphRank, r.graph_rank),
+                            (TG.lexicalRank, r.lexical_rank), (TG.denseRank, r.dense_rank)):
+            assert [float(v.value) for v in p.get(prop, [])] == ([] if value is None else [float(value)])
     bridged = [p for p in passages if p[TG.hop] == [Literal.integer(2)]]
     assert bridged and all(p[TG.bridgeEntity] and p[TG.bridgedFrom] for p in bridged)
     seeds = [n for n in nodes.values() if TG.weight in n]
