@@ -119,6 +119,10 @@ class LexicalIndex(Protocol):
         its share of the words as written (:data:`EXACT_WEIGHT`)."""
         ...
 
+    def share(self, word: str) -> float:
+        """The share of the chunks that have ``word`` as written (case aside): 0 when none does."""
+        ...
+
     def close(self) -> None:
         """Release the file."""
         ...
@@ -141,6 +145,7 @@ class Fts5Index:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the lexical index in {self.path}: {exc}") from exc
         self._scores = PhraseScores(self._db)  # each phrase's BM25 rows, kept until a table changes
+        self._shares: dict[str, float] = {}  # each word's share of the chunks (share), kept until a table changes
 
     def _drop_other_tokenizer(self) -> None:
         """Drop a table made with another tokenizer (derived data: the next sync fills it again)."""
@@ -190,6 +195,7 @@ class Fts5Index:
         """One write transaction under the lock: committed when the block ends, rolled back if it raises."""
         with self._lock:
             self._scores.forget()
+            self._shares.clear()
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield
@@ -224,6 +230,18 @@ class Fts5Index:
                                         [r for r, _ in best]).fetchall()) if best else {}
         found = [(ids[row], score) for row, score in best if row in ids]
         return [LexicalHit(ident, -score, rank) for rank, (ident, score) in enumerate(found, start=1)]
+
+    def share(self, word: str) -> float:
+        terms = query_terms(word)
+        if len(terms) != 1:
+            return 0.0
+        with self._lock:
+            if terms[0] not in self._shares:
+                total = self._db.execute(f"SELECT count(*) FROM {EXACT}").fetchone()[0]
+                have = self._db.execute(f"SELECT count(*) FROM {EXACT} WHERE {EXACT} MATCH ?",
+                                        (_match_term(terms[0], prefix=False),)).fetchone()[0]
+                self._shares[terms[0]] = have / total if total else 0.0
+            return self._shares[terms[0]]
 
     def close(self) -> None:
         with self._lock:

@@ -46,6 +46,9 @@ class RankParams:
     bridge_entities: int = 3
     pool: int = 30
     common_noun_weight: float = 0.3  # a seed's link weight when its label is a common noun phrase, not a name
+    common_word_share: float = 0.02  # a one-word bridge label in more of the chunks than this share and
+    common_word_chunks: int = 25  # than this many, and than common_word_ratio times the chunks that name it
+    common_word_ratio: float = 2.0  # as an entity, is a common word ("Men", "College"), not a bridge
     cover: bool = True  # a passage for each name the question says first (comparisons)
     exact_weight: float = 0.0  # the lexical searches' weight of exact word forms: stems only (multi-hop TUNE halves)
 
@@ -145,6 +148,17 @@ class GraphRanker:
         names = self.retriever.names(entity)
         return bool(names) and any(c.isupper() for c in names[0])
 
+    def _common_word(self, entity: str) -> bool:
+        """Whether the entity's label is one word that many chunks have ("Men", "College"): no bridge."""
+        names = self.retriever.names(entity)
+        if not names or len(query_terms(names[0])) != 1:
+            return False
+        share = self.retriever.lexical.share(names[0])
+        p = self.params
+        have = share * self.graph.chunk_count
+        return (share > p.common_word_share and have > p.common_word_chunks
+                and have > p.common_word_ratio * len(self.graph.chunks_of(entity)))
+
     def _entity_seeds(self, entities: Sequence[Ranked]) -> list[Seed]:
         p = self.params
         out = []
@@ -200,7 +214,7 @@ class GraphRanker:
         for passage in best:
             for entity in self.graph.entities_of(passage.chunk):
                 if (entity not in named and all(entity != e for e, _ in picked) and self.graph.specificity(entity) < 1
-                        and self._named(entity) and not set(query_terms(self.retriever.names(entity)[0])) <= asked):
+                        and self._named(entity) and not self._common_word(entity) and not set(query_terms(self.retriever.names(entity)[0])) <= asked):
                     picked.append((entity, passage.chunk))
         picked = picked[: p.bridge_entities]
         if not picked:
