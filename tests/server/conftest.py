@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from provgraph.models.structured import forget
+from tests.corpus_fixture import corpus_module_env
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.server.live import LiveServer, corpus_copy, live_server, user_tokens
 
@@ -36,7 +37,8 @@ def corpus_served(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path,
                   request: pytest.FixtureRequest) -> Iterator[tuple[LiveServer, dict[str, str]]]:
     """``provgraph serve`` over a copy of the sample corpus (one per test module), with tokens for ``default``
     (who owns ``corpus``) and ``bob`` (who has no collection)."""
-    home = corpus_copy(tmp_path_factory, _corpus_home, request.module.__name__.rsplit(".", 1)[-1])
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    home = corpus_copy(tmp_path_factory, _corpus_home, name)
     tokens = user_tokens(home, "default", "bob")
-    with live_server(home) as server:
+    with live_server(home, env=corpus_module_env(name.removeprefix("test_"))) as server:
         yield server, tokens
