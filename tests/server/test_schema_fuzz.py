@@ -12,6 +12,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 
 from provgraph.api.tokens import TokenStore
+from tests.corpus_fixture import corpus_module_env
 from tests.server.live import LiveServer, live_server
 
 pytestmark = pytest.mark.server
@@ -24,7 +25,7 @@ def fuzzed_server(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) 
     home = tmp_path_factory.mktemp("fuzz") / "home"
     shutil.copytree(_corpus_home, home)
     _, token = TokenStore(home).create("default")
-    with live_server(home) as server:
+    with live_server(home, env=corpus_module_env("schema_fuzz")) as server:
         yield server, token
 
 

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from provgraph.config import Settings
+from tests.corpus_fixture import corpus_module_env
 from tests.cli_runner import run
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.test_agent_cli import use_steps
@@ -66,7 +67,7 @@ def replay(envelopes: Iterable[dict[str, Any]], *, agent: bool) -> tuple[str, in
 def served(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterator[tuple[LiveServer, str]]:
     home = corpus_copy(tmp_path_factory, _corpus_home, "tg-wire")
     token = user_tokens(home, "default")["default"]
-    with live_server(home) as server:
+    with live_server(home, env=corpus_module_env("trustgraph_wire")) as server:
         yield server, token
 
 
