@@ -29,7 +29,7 @@ from provgraph.explain.traces import list_traces
 from provgraph.rdf.vocab import TG
 from provgraph.runtime import Runtime
 from tests.cli_runner import run
-from tests.corpus_fixture import CORPUS
+from tests.corpus_fixture import CORPUS, corpus_module_env
 from tests.server.live import LiveServer, corpus_copy, free_port, live_server, user_tokens
 from tests.server.test_remote_cli import normalised
 
@@ -55,7 +55,7 @@ def api(tmp_path_factory: pytest.TempPathFactory, _corpus_home: Path) -> Iterato
     local = corpus_copy(tmp_path_factory, _corpus_home, "api-local")
     tokens = user_tokens(home, "default", "bob")
     # 2 MB: a backup of the corpus (0.8 MB) with the module's traces (70 KB a GraphRAG trace) is restored in one body
-    with live_server(home, "--max-body-mb", "2", "--concurrency", "3") as server:
+    with live_server(home, "--max-body-mb", "2", "--concurrency", "3", env=corpus_module_env("api")) as server:
         yield Api(server, tokens, local)
 
 
