@@ -208,8 +208,10 @@ def replicas_figures(env: dict[str, str], scratch: Path, clients: int, requests:
             log = open(scratch / f"serve-{name}.log", "wb")  # noqa: SIM115 - the server's, kept open while it runs
             servers.append(subprocess.Popen([str(Path(sys.executable).with_name("provgraph")), "serve", "--host",
                                              "127.0.0.1", "--port", str(port)],
-                                            env={**env, "PROVGRAPH_HOME": str(scratch / f"home-{name}"),
-                                                 "PROVGRAPH_LLM": "none"}, stdout=log, stderr=subprocess.STDOUT))
+                                            env={**{k: v for k, v in env.items() if k != "PROVGRAPH_QUEUE_URL"},
+                                                 "PROVGRAPH_HOME": str(scratch / f"home-{name}"),
+                                                 "PROVGRAPH_LLM": "none"},  # the corpus extracted in the server
+                                            stdout=log, stderr=subprocess.STDOUT))
             urls.append(f"http://127.0.0.1:{port}/api/v1")
         for url in urls:
             deadline = time.monotonic() + 60
@@ -226,7 +228,10 @@ def replicas_figures(env: dict[str, str], scratch: Path, clients: int, requests:
             http.post("/collections", json={"name": "replicas"})
             job = http.post("/collections/replicas/documents",
                             files=[("files", (f.name, f.read_bytes())) for f in sorted(corpus.iterdir())]).json()
+            deadline = time.monotonic() + 300
             while http.get(f"/jobs/{job['id']}").json()["status"] not in ("done", "failed"):
+                if time.monotonic() > deadline:
+                    raise SystemExit("the corpus did not load within 300 s")
                 time.sleep(0.2)
         questions = ["Who discovered polonium?", "What did Becquerel find?", "Who founded the Radium Institute?",
                      "What is radium?", "Who won the Nobel Prize?"]
