@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -45,6 +46,17 @@ def time_each(fn: Callable[[Any], object], inputs: Sequence[Any], warmup: int = 
         fn(x)
         out.append(time.perf_counter() - t0)
     return out
+
+
+def run_clients(fn: Callable[[int], object], clients: int) -> float:
+    """Run ``fn(0) … fn(clients - 1)`` each in its own thread at once; the wall seconds until all return."""
+    threads = [threading.Thread(target=fn, args=(i,)) for i in range(clients)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - started
 
 
 def report(name: str, target: str | None = None, **figures: Any) -> None:

@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import percentiles, report  # noqa: E402
+from _harness import percentiles, report, run_clients  # noqa: E402
 from scale import (CHUNKS_PER_DOC, DOCS_PER_LOAD, FACT, ScriptedLlm, ingest, load_now,  # noqa: E402
                    make_document, make_names, queries)
 
@@ -252,13 +252,7 @@ def replicas_figures(env: dict[str, str], scratch: Path, clients: int, requests:
                         errors.append(repr(exc))
                     samples.append(time.perf_counter() - t0)
 
-        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-        wall = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        wall = time.perf_counter() - wall
+        wall = run_clients(client, clients)
         figures = percentiles(samples)
         report("scale_out.replicas", target="two serve replicas under 8 clients: errors 0, p95 reported",
                replicas=2, clients=clients, requests=len(samples), errors=len(errors), first_errors=errors[:2],

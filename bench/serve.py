@@ -34,7 +34,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import percentiles, report  # noqa: E402
+from _harness import percentiles, report, run_clients  # noqa: E402
 
 from provgraph import Provgraph  # noqa: E402
 
@@ -127,14 +127,8 @@ def under_load(url: str, headers: dict[str, str], folder: Path, clients: int, pe
                         if not ok:
                             errors.append(str(getattr(r, "text", r))[:200])
 
-        threads = [threading.Thread(target=ask, args=(k,)) for k in range(clients)]
         running = http.get(f"/jobs/{job['id']}").json()["status"]
-        t0 = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        elapsed = time.perf_counter() - t0
+        elapsed = run_clients(ask, clients)
         state = http.get(f"/jobs/{job['id']}").json()
         while state["status"] not in ("done", "failed"):
             time.sleep(0.2)
